@@ -1,0 +1,37 @@
+/**
+ * Builds the two Elysia apps from their parts: the public one (`/auth`, `/v1`, `/healthz`) and the
+ * admin one (`/admin/v1`, on its own listener, like Hydra's admin port). Tests build these too and
+ * either call `.handle(new Request(...))` or serve them on 127.0.0.1.
+ */
+import { Elysia } from "elysia";
+import { adminRoutes } from "./admin/routes.ts";
+import { consentRoutes } from "./auth/consent-routes.ts";
+import { authRoutes } from "./auth/routes.ts";
+import type { Gateway } from "./gateway.ts";
+import { plumbing } from "./http/plumbing.ts";
+import { resolvePrincipal } from "./http/principal.ts";
+import { landingPage, landingScript } from "./landing.ts";
+
+export function buildPublicApp(gateway: Gateway) {
+  return new Elysia()
+    .use(plumbing({ apps: gateway.apps, log: gateway.log }))
+    .get("/healthz", () => ({ ok: true }))
+    .get("/", () => landingPage())
+    .get("/landing.js", () => landingScript())
+    .use(authRoutes(gateway))
+    .use(consentRoutes(gateway))
+    .get("/v1/me", ({ request }) => {
+      const shape = (p: { userId: string; clientId: string | undefined; appId: string; via: string }) => ({
+        userId: p.userId,
+        clientId: p.clientId ?? null,
+        appId: p.appId,
+        via: p.via,
+      });
+      const principal = resolvePrincipal(gateway, request);
+      return principal instanceof Promise ? principal.then(shape) : shape(principal);
+    });
+}
+
+export function buildAdminApp(gateway: Gateway) {
+  return new Elysia().use(plumbing({ log: gateway.log })).use(adminRoutes(gateway));
+}

@@ -1,0 +1,91 @@
+/** The consent endpoints and the consent page the gateway serves (point Hydra's consent URL at /auth/consent). */
+import { Elysia, t } from "elysia";
+import type { Gateway } from "../gateway.ts";
+import { errors } from "../http/errors.ts";
+import { hasCsrfHeader } from "../http/principal.ts";
+import { acceptConsent, loadConsent, rejectConsent } from "./consent.ts";
+import { consentErrorPage, consentPage } from "./consent-page.ts";
+
+const Challenge = t.String({ minLength: 1, maxLength: 1024 });
+
+export function consentRoutes(gateway: Gateway) {
+  const requireReady = ({ request }: { request: Request }) => {
+    if (request.method === "POST" && !hasCsrfHeader(request)) throw errors.csrf();
+    if (!gateway.hydra.configured) throw errors.noIssuer();
+  };
+
+  return new Elysia({ name: "consent-routes" })
+    .get(
+      "/auth/consent-request",
+      async ({ query }) => {
+        const view = await loadConsent(gateway, query.challenge);
+        if (view.kind === "redirect")
+          return view.skipped
+            ? { skip: true, redirect_to: view.redirectTo }
+            : { redirect_to: view.redirectTo };
+        const { request, isNewUser } = view;
+        return {
+          challenge: request.challenge,
+          subject: request.subject,
+          client_id: request.client.client_id,
+          client_name: request.client.client_name ?? request.client.client_id,
+          requested_scope: request.requested_scope,
+          requested_access_token_audience: request.requested_access_token_audience,
+          is_new_user: isNewUser,
+        };
+      },
+      { beforeHandle: requireReady, query: t.Object({ challenge: Challenge }) },
+    )
+
+    .post(
+      "/auth/consent/accept",
+      async ({ body }) => {
+        const result = await acceptConsent(gateway, {
+          challenge: body.challenge,
+          subject: body.subject,
+          grantScope: body.grant_scope,
+          remember: body.remember ?? false,
+        });
+        return { redirect_to: result.redirectTo, welcomed: result.welcomed };
+      },
+      {
+        beforeHandle: requireReady,
+        body: t.Object({
+          challenge: Challenge,
+          grant_scope: t.Array(t.String({ minLength: 1, maxLength: 256 }), { maxItems: 64 }),
+          subject: t.String({ minLength: 1, maxLength: 256 }),
+          remember: t.Optional(t.Boolean()),
+        }),
+      },
+    )
+
+    .post(
+      "/auth/consent/reject",
+      async ({ body }) => {
+        const { redirectTo } = await rejectConsent(gateway, body.challenge);
+        return { redirect_to: redirectTo };
+      },
+      { beforeHandle: requireReady, body: t.Object({ challenge: Challenge }) },
+    )
+
+    .get("/auth/consent", async ({ query }) => {
+      const challenge = typeof query.consent_challenge === "string" ? query.consent_challenge : "";
+      if (!challenge || challenge.length > 1024)
+        return consentErrorPage(400, "This page needs a consent_challenge.");
+      if (!gateway.hydra.configured) return consentErrorPage(503, "No identity provider is configured.");
+      try {
+        const view = await loadConsent(gateway, challenge);
+        if (view.kind === "redirect")
+          return new Response(null, { status: 302, headers: { location: view.redirectTo } });
+        return consentPage(view.request, view.isNewUser);
+      } catch (error) {
+        const status = (error as { status?: number }).status ?? 500;
+        return consentErrorPage(
+          status,
+          status === 404
+            ? "This consent request has expired. Start signing in again."
+            : "The identity provider could not be reached. Try again.",
+        );
+      }
+    });
+}

@@ -1,0 +1,121 @@
+/**
+ * Consent handling (seed "Auth endpoints"; CONTRACT §5). The provider's consent states pass through:
+ * a used challenge (Hydra 410) answers `{ redirect_to }` so the page can move on; an unknown or expired
+ * one is 404 `consent_not_found`. After an accept (or an auto-accepted `skip`), two side effects run,
+ * best effort, never blocking consent: the `_app` join hook and the one-time welcome credit.
+ */
+import { grantWelcomeCredit, hasWelcomeCredit } from "../credits/ledger.ts";
+import { appendEvent } from "../events/log.ts";
+import type { Gateway } from "../gateway.ts";
+import { ApiError } from "../http/errors.ts";
+import { idp } from "../idp/call.ts";
+import type { ConsentRequest } from "../idp/hydra.ts";
+
+export const REMEMBER_FOR_SECONDS = 30 * 24 * 3600;
+
+export const consentNotFound = () =>
+  new ApiError(
+    404,
+    "consent_not_found",
+    "This consent request is unknown or has expired: start signing in again.",
+  );
+
+export type ConsentView =
+  | { kind: "ask"; request: ConsentRequest; isNewUser: boolean }
+  | { kind: "redirect"; redirectTo: string; skipped: boolean };
+
+/** Loads a consent request; auto-accepts it (with side effects) when the provider says skip. */
+export async function loadConsent(gateway: Gateway, challenge: string): Promise<ConsentView> {
+  const found = await idp(() => gateway.hydra.getConsentRequest(challenge));
+  if (found.kind === "not_found") throw consentNotFound();
+  if (found.kind === "used") return { kind: "redirect", redirectTo: found.redirectTo, skipped: false };
+  const request = found.request;
+  if (!request.skip)
+    return { kind: "ask", request, isNewUser: !hasWelcomeCredit(gateway.storage, request.subject) };
+  const accepted = await idp(() =>
+    gateway.hydra.acceptConsent(challenge, {
+      grant_scope: request.requested_scope,
+      grant_access_token_audience: request.requested_access_token_audience,
+    }),
+  );
+  if (accepted.kind === "not_found") throw consentNotFound();
+  if (accepted.kind === "done") await afterConsent(gateway, request);
+  return { kind: "redirect", redirectTo: accepted.redirectTo, skipped: true };
+}
+
+export interface AcceptConsentOptions {
+  challenge: string;
+  subject: string;
+  grantScope: string[];
+  remember: boolean;
+}
+
+export async function acceptConsent(
+  gateway: Gateway,
+  options: AcceptConsentOptions,
+): Promise<{ redirectTo: string; welcomed: boolean }> {
+  const found = await idp(() => gateway.hydra.getConsentRequest(options.challenge));
+  if (found.kind === "not_found") throw consentNotFound();
+  if (found.kind === "used") return { redirectTo: found.redirectTo, welcomed: false };
+  const request = found.request;
+  if (request.subject !== options.subject) {
+    throw new ApiError(403, "subject_mismatch", "subject does not match the consent request's subject.");
+  }
+  const requested = new Set(request.requested_scope);
+  const extra = options.grantScope.filter((scope) => !requested.has(scope));
+  if (extra.length > 0)
+    throw new ApiError(
+      400,
+      "invalid_scope",
+      `grant_scope asks for scopes that were not requested: ${extra.join(" ")}.`,
+    );
+  const accepted = await idp(() =>
+    gateway.hydra.acceptConsent(options.challenge, {
+      grant_scope: options.grantScope,
+      grant_access_token_audience: request.requested_access_token_audience,
+      remember: options.remember,
+      remember_for: options.remember ? REMEMBER_FOR_SECONDS : undefined,
+    }),
+  );
+  if (accepted.kind === "not_found") throw consentNotFound();
+  if (accepted.kind === "used") return { redirectTo: accepted.redirectTo, welcomed: false };
+  const welcomed = await afterConsent(gateway, request);
+  return { redirectTo: accepted.redirectTo, welcomed };
+}
+
+export async function rejectConsent(gateway: Gateway, challenge: string): Promise<{ redirectTo: string }> {
+  const rejected = await idp(() =>
+    gateway.hydra.rejectConsent(challenge, {
+      error: "access_denied",
+      error_description: "The resource owner denied the request",
+      status_code: 403,
+    }),
+  );
+  if (rejected.kind === "not_found") throw consentNotFound();
+  return { redirectTo: rejected.redirectTo };
+}
+
+/** The side effects of an accepted consent. Never throws; returns whether the welcome credit was granted now. */
+async function afterConsent(gateway: Gateway, request: ConsentRequest): Promise<boolean> {
+  const { subject } = request;
+  const clientId = request.client.client_id;
+  try {
+    await gateway.consentHooks.joinAppResource(subject, clientId);
+  } catch (error) {
+    gateway.log("warn", "app join after consent failed", {
+      userId: subject,
+      clientId,
+      error: (error as Error).name,
+    });
+  }
+  try {
+    const welcomed = grantWelcomeCredit(gateway.storage, subject, gateway.config.welcomeCreditMicros);
+    gateway.storage.writeTx((tx) =>
+      appendEvent(tx, { type: "consent.accepted", userId: subject, actor: subject, data: { clientId } }),
+    );
+    return welcomed;
+  } catch (error) {
+    gateway.log("warn", "welcome credit failed", { userId: subject, error: (error as Error).name });
+    return false;
+  }
+}

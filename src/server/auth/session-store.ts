@@ -1,0 +1,188 @@
+/**
+ * Session rows: what operators watch and revoke (CONTRACT §2). A row is live while `ended_at` is null
+ * and `expires_at` (the absolute lifetime) is in the future. Rows are cached in memory (LRU) for the hot
+ * path; every change to a row goes through this module, which updates the cache in the same call, so
+ * an ended session's cookie is refused from the very next request.
+ *
+ * `last_seen_at` is written lazily: at most once a minute per session, batched into one transaction.
+ */
+import { and, desc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
+import type { Storage } from "../db/open.ts";
+import { sessions } from "../db/schema.ts";
+import { appendEvent } from "../events/log.ts";
+import { randomId } from "../lib/crypto.ts";
+import { Lru } from "../lib/lru.ts";
+
+export type SessionRow = typeof sessions.$inferSelect;
+
+export interface CreateSessionOptions {
+  userId: string;
+  clientId: string;
+  accessExpiresAt: number;
+  refreshHash: string | undefined;
+  lifetimeMs: number;
+}
+
+const TOUCH_EVERY_MS = 60_000;
+
+export function isLive(row: SessionRow, now = Date.now()): boolean {
+  return row.endedAt === null && row.expiresAt > now;
+}
+
+export class SessionStore {
+  private readonly cache = new Lru<string, SessionRow>(10_000);
+  private readonly touches = new Map<string, number>();
+  private touchTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly byId;
+
+  constructor(private readonly storage: Storage) {
+    this.byId = storage.db
+      .select()
+      .from(sessions)
+      .where(eq(sessions.id, sql.placeholder("id")))
+      .prepare();
+  }
+
+  get(id: string): SessionRow | undefined {
+    const cached = this.cache.get(id);
+    if (cached) return cached;
+    const row = this.byId.get({ id });
+    if (row) this.cache.set(id, row);
+    return row;
+  }
+
+  create(options: CreateSessionOptions): SessionRow {
+    const now = Date.now();
+    const row: SessionRow = {
+      id: randomId(),
+      userId: options.userId,
+      clientId: options.clientId,
+      createdAt: now,
+      lastSeenAt: now,
+      accessExpiresAt: options.accessExpiresAt,
+      expiresAt: now + options.lifetimeMs,
+      endedAt: null,
+      endReason: null,
+      refreshHash: options.refreshHash ?? null,
+      previousRefreshHash: null,
+      rotatedAt: null,
+    };
+    this.storage.writeTx((tx) => {
+      tx.insert(sessions).values(row).run();
+      appendEvent(tx, {
+        type: "session.created",
+        userId: row.userId,
+        actor: row.userId,
+        data: { sessionId: row.id, clientId: row.clientId },
+      });
+    });
+    this.cache.set(row.id, row);
+    return row;
+  }
+
+  /** Records a refresh: the new token's hash becomes current, the old one is remembered for the grace window. */
+  rotate(id: string, refreshHash: string | undefined, accessExpiresAt: number): SessionRow | undefined {
+    const now = Date.now();
+    const updated = this.storage.writeTx((tx) => {
+      const current = tx.select().from(sessions).where(eq(sessions.id, id)).get();
+      if (!current || current.endedAt !== null) return undefined;
+      const next = {
+        refreshHash: refreshHash ?? current.refreshHash,
+        previousRefreshHash:
+          refreshHash && refreshHash !== current.refreshHash
+            ? current.refreshHash
+            : current.previousRefreshHash,
+        rotatedAt: now,
+        accessExpiresAt,
+        lastSeenAt: now,
+      };
+      tx.update(sessions).set(next).where(eq(sessions.id, id)).run();
+      appendEvent(tx, {
+        type: "session.refreshed",
+        userId: current.userId,
+        actor: current.userId,
+        data: { sessionId: id },
+      });
+      return { ...current, ...next };
+    });
+    if (updated) this.cache.set(id, updated);
+    return updated;
+  }
+
+  /** Ends a live session. Returns the row as it was, or undefined when it was not live. */
+  end(id: string, reason: string, actor: string | null): SessionRow | undefined {
+    const now = Date.now();
+    const ended = this.storage.writeTx((tx) => {
+      const current = tx.select().from(sessions).where(eq(sessions.id, id)).get();
+      if (!current || current.endedAt !== null) return undefined;
+      tx.update(sessions).set({ endedAt: now, endReason: reason }).where(eq(sessions.id, id)).run();
+      appendEvent(tx, {
+        type: "session.ended",
+        userId: current.userId,
+        actor: actor ?? current.userId,
+        data: { sessionId: id, reason },
+      });
+      return current;
+    });
+    this.cache.delete(id);
+    return ended;
+  }
+
+  /** Notes activity; the write happens later, batched, at most once a minute per session. */
+  touch(row: SessionRow, now = Date.now()): void {
+    if (now - row.lastSeenAt < TOUCH_EVERY_MS) return;
+    row.lastSeenAt = now;
+    this.touches.set(row.id, now);
+    this.touchTimer ??= setTimeout(() => this.flushTouches(), 1000);
+  }
+
+  flushTouches(): void {
+    clearTimeout(this.touchTimer);
+    this.touchTimer = undefined;
+    if (this.touches.size === 0) return;
+    const batch = [...this.touches];
+    this.touches.clear();
+    this.storage.writeTx((tx) => {
+      for (const [id, at] of batch)
+        tx.update(sessions).set({ lastSeenAt: at }).where(eq(sessions.id, id)).run();
+    });
+  }
+
+  /** Live sessions, newest first, keyset-paginated by (createdAt, id). */
+  listLive(
+    filter: { userId?: string; clientId?: string },
+    limit: number,
+    after?: { createdAt: number; id: string },
+  ): SessionRow[] {
+    const now = Date.now();
+    return this.storage.db
+      .select()
+      .from(sessions)
+      .where(
+        and(
+          isNull(sessions.endedAt),
+          gt(sessions.expiresAt, now),
+          filter.userId ? eq(sessions.userId, filter.userId) : undefined,
+          filter.clientId ? eq(sessions.clientId, filter.clientId) : undefined,
+          after
+            ? or(
+                lt(sessions.createdAt, after.createdAt),
+                and(eq(sessions.createdAt, after.createdAt), lt(sessions.id, after.id)),
+              )
+            : undefined,
+        ),
+      )
+      .orderBy(desc(sessions.createdAt), desc(sessions.id))
+      .limit(limit)
+      .all();
+  }
+
+  countLive(): number {
+    const row = this.storage.db
+      .select({ n: sql<number>`count(*)` })
+      .from(sessions)
+      .where(and(isNull(sessions.endedAt), gt(sessions.expiresAt, Date.now())))
+      .get();
+    return row?.n ?? 0;
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * Browser sessions: sign-in (a row + a sealed cookie), resolution on every request, refresh, sign-out.
+ *
+ * Refresh is single-flight per (session, refresh token): concurrent refreshes from several tabs make
+ * one provider call and all get its result. Hydra treats a reused refresh token as theft and revokes
+ * the whole grant, so a request presenting the token that was *just* rotated (within 30 s) never
+ * reaches the provider: it gets the current session (re-sealed from memory when we still have it), and
+ * its cookies are never cleared. Only the provider's `invalid_grant` ends a session.
+ */
+import type { AppRegistry } from "../apps/registry.ts";
+import type { HydraClient, TokenSet } from "../idp/hydra.ts";
+import { sha256 } from "../lib/crypto.ts";
+import { Lru } from "../lib/lru.ts";
+import { type CookieSealer, readSealedValues, type SessionCookie } from "./seal.ts";
+import { isLive, type SessionRow, type SessionStore } from "./session-store.ts";
+
+/** Expiry leeway: an access token counts as expired 30 s before the provider says (clock skew). */
+export const EXPIRY_LEEWAY_MS = 30_000;
+/** How long a just-rotated refresh token is answered from the rotation result instead of the provider. */
+export const ROTATION_GRACE_MS = 30_000;
+
+export interface ResolvedSession {
+  row: SessionRow;
+  cookie: SessionCookie;
+}
+
+export type RefreshOutcome =
+  | { kind: "ok"; sealed: string | undefined; cookie: SessionCookie; row: SessionRow }
+  | { kind: "missing" }
+  | { kind: "stale" }
+  | { kind: "ended" };
+
+export interface SessionServiceOptions {
+  store: SessionStore;
+  sealer: CookieSealer;
+  hydra: HydraClient;
+  apps: AppRegistry;
+  cookieName: string;
+  lifetimeMs: number;
+}
+
+export class SessionService {
+  private readonly unsealed = new Lru<string, SessionCookie>(10_000);
+  private readonly inflight = new Map<string, Promise<RefreshOutcome>>();
+  /** Result of a rotation, keyed by the hash of the refresh token it replaced; kept ROTATION_GRACE_MS. */
+  private readonly rotated = new Lru<string, { cookie: SessionCookie; sealed: string }>(10_000);
+
+  constructor(private readonly options: SessionServiceOptions) {}
+
+  get cookieName(): string {
+    return this.options.cookieName;
+  }
+
+  /**
+   * Synchronous fast path: the live session for a Cookie header when its value was seen before,
+   * null when there is no usable session, undefined when the value must be unsealed (call `resolve`).
+   */
+  peek(cookieHeader: string | null): ResolvedSession | null | undefined {
+    const values = readSealedValues(cookieHeader, this.options.cookieName);
+    if (values.length === 0) return null;
+    let unknown = false;
+    for (const value of values) {
+      const cookie = this.unsealed.get(value);
+      if (cookie === undefined) {
+        unknown = true;
+        continue;
+      }
+      const row = this.options.store.get(cookie.sid);
+      if (row && isLive(row)) return { row, cookie };
+    }
+    return unknown ? undefined : null;
+  }
+
+  async resolve(cookieHeader: string | null): Promise<ResolvedSession | null> {
+    const fast = this.peek(cookieHeader);
+    if (fast !== undefined) return fast;
+    for (const value of readSealedValues(cookieHeader, this.options.cookieName)) {
+      const cookie = this.unsealed.get(value) ?? (await this.options.sealer.unseal(value));
+      if (!cookie) continue;
+      const row = this.options.store.get(cookie.sid);
+      if (!row || row.userId !== cookie.uid) continue;
+      this.unsealed.set(value, cookie, row.expiresAt);
+      if (isLive(row)) return { row, cookie };
+    }
+    return null;
+  }
+
+  /** Starts a session after a successful code exchange. Returns the row and the sealed cookie value. */
+  async start(
+    tokens: TokenSet,
+    userId: string,
+    clientId: string,
+  ): Promise<{ row: SessionRow; sealed: string }> {
+    const accessExpiresAt = Date.now() + tokens.expiresIn * 1000 - EXPIRY_LEEWAY_MS;
+    const row = this.options.store.create({
+      userId,
+      clientId,
+      accessExpiresAt,
+      refreshHash: tokens.refreshToken ? sha256(tokens.refreshToken) : undefined,
+      lifetimeMs: this.options.lifetimeMs,
+    });
+    const cookie: SessionCookie = {
+      sid: row.id,
+      uid: userId,
+      cid: clientId,
+      at: tokens.accessToken,
+      rt: tokens.refreshToken,
+      aexp: accessExpiresAt,
+    };
+    const sealed = await this.options.sealer.seal(cookie);
+    this.unsealed.set(sealed, cookie, row.expiresAt);
+    return { row, sealed };
+  }
+
+  /** Rotates the session in the request's cookie. Throws IdpUnavailable when the provider cannot answer. */
+  async refresh(cookieHeader: string | null): Promise<RefreshOutcome> {
+    const resolved = await this.resolve(cookieHeader);
+    if (!resolved?.cookie.rt) return { kind: "missing" };
+    const { row, cookie } = resolved;
+    const presented = sha256(cookie.rt!);
+    if (presented !== row.refreshHash) {
+      const justRotated =
+        presented === row.previousRefreshHash &&
+        row.rotatedAt !== null &&
+        Date.now() - row.rotatedAt < ROTATION_GRACE_MS;
+      if (!justRotated) return { kind: "stale" };
+      const result = this.rotated.get(presented);
+      return result ? { kind: "ok", ...result, row } : { kind: "ok", sealed: undefined, cookie, row };
+    }
+    const key = `${row.id}:${presented}`;
+    let running = this.inflight.get(key);
+    if (!running) {
+      running = this.rotate(row, cookie, presented).finally(() => this.inflight.delete(key));
+      this.inflight.set(key, running);
+    }
+    return running;
+  }
+
+  private async rotate(row: SessionRow, cookie: SessionCookie, presented: string): Promise<RefreshOutcome> {
+    const client = this.options.apps.lookupClient(row.clientId)?.client;
+    const result = await this.options.hydra.refresh(
+      { clientId: row.clientId, clientSecret: client?.clientSecret },
+      cookie.rt!,
+    );
+    if (!result.ok) {
+      // invalid_grant (expired, revoked or reused token) and friends: the grant is gone, so is the session.
+      this.end(row.id, "refresh_invalid", null);
+      return { kind: "ended" };
+    }
+    const tokens = result.tokens;
+    const accessExpiresAt = Date.now() + tokens.expiresIn * 1000 - EXPIRY_LEEWAY_MS;
+    const updated = this.options.store.rotate(
+      row.id,
+      tokens.refreshToken ? sha256(tokens.refreshToken) : undefined,
+      accessExpiresAt,
+    );
+    if (!updated) return { kind: "ended" };
+    const next: SessionCookie = {
+      ...cookie,
+      at: tokens.accessToken,
+      rt: tokens.refreshToken ?? cookie.rt,
+      aexp: accessExpiresAt,
+    };
+    const sealed = await this.options.sealer.seal(next);
+    this.unsealed.set(sealed, next, updated.expiresAt);
+    this.rotated.set(presented, { cookie: next, sealed }, Date.now() + ROTATION_GRACE_MS);
+    return { kind: "ok", sealed, cookie: next, row: updated };
+  }
+
+  /** Ends a session row (logout, invalid grant, operator revoke). Returns the row if it was live. */
+  end(sessionId: string, reason: string, actor: string | null): SessionRow | undefined {
+    return this.options.store.end(sessionId, reason, actor);
+  }
+
+  /** Seconds until the cookie's access token needs a refresh (never negative). */
+  static expiresIn(cookie: SessionCookie): number {
+    return Math.max(0, Math.floor((cookie.aexp - Date.now()) / 1000));
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * The only reader of the environment (CONTRACT §1). Everything is validated once at start-up;
+ * a bad value throws a ConfigError whose message is one line naming the variable, and `main.ts`
+ * prints it and exits 1. Nothing else in the program reads `process.env`.
+ */
+
+export type SameSite = "lax" | "strict" | "none";
+
+export interface Config {
+  port: number;
+  host: string;
+  adminPort: number;
+  adminHost: string;
+  adminToken: string | undefined;
+  databasePath: string;
+  oidcIssuer: string | undefined;
+  idpAdminUrl: string | undefined;
+  idpAdminApiKey: string | undefined;
+  kratosPublicUrl: string | undefined;
+  welcomeCreditMicros: number;
+  cookieSecure: boolean;
+  cookieSameSite: SameSite;
+  sessionSecret: string | undefined;
+  gatewayConfigPath: string | undefined;
+  /** Absolute session lifetime (CONTRACT §2: 30 days). Not an environment variable. */
+  sessionLifetimeSeconds: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    detail: string,
+  ) {
+    super(`configuration error: ${variable} ${detail}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+function port(env: Env, name: string, fallback: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535)
+    throw new ConfigError(name, `must be a port number 0-65535, got "${raw}"`);
+  return Number(raw);
+}
+
+function url(env: Env, name: string): string | undefined {
+  const raw = text(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new ConfigError(name, `must be an absolute http(s) URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, "");
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = text(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (raw === "true" || raw === "1") return true;
+  if (raw === "false" || raw === "0") return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = text(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (!(values as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${values.join(", ")}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function usdToMicros(env: Env, name: string, fallback: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback * 1_000_000;
+  if (!/^\d+(\.\d{1,6})?$/.test(raw))
+    throw new ConfigError(name, `must be a decimal amount >= 0, got "${raw}"`);
+  const [whole, frac = ""] = raw.split(".");
+  return Number(whole) * 1_000_000 + Number(frac.padEnd(6, "0"));
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const oidcIssuer = url(env, "OIDC_ISSUER");
+  const cookieSecure = bool(env, "COOKIE_SECURE", true);
+  const cookieSameSite = oneOf(env, "COOKIE_SAMESITE", ["lax", "strict", "none"] as const, "lax");
+  if (cookieSameSite === "none" && !cookieSecure) {
+    throw new ConfigError(
+      "COOKIE_SAMESITE",
+      "none requires COOKIE_SECURE=true (browsers drop SameSite=None without Secure)",
+    );
+  }
+  const sessionSecret = text(env, "SESSION_SECRET");
+  if (sessionSecret !== undefined && sessionSecret.length < 32) {
+    throw new ConfigError("SESSION_SECRET", "must be at least 32 characters");
+  }
+  return {
+    port: port(env, "PORT", 8787),
+    host: text(env, "HOST") ?? "127.0.0.1",
+    adminPort: port(env, "ADMIN_PORT", 8788),
+    adminHost: text(env, "ADMIN_HOST") ?? "127.0.0.1",
+    adminToken: text(env, "ADMIN_TOKEN"),
+    databasePath: text(env, "DATABASE_PATH") ?? "./data/gateway.db",
+    oidcIssuer,
+    idpAdminUrl: url(env, "IDP_ADMIN_URL") ?? oidcIssuer,
+    idpAdminApiKey: text(env, "IDP_ADMIN_API_KEY"),
+    kratosPublicUrl: url(env, "KRATOS_PUBLIC_URL"),
+    welcomeCreditMicros: usdToMicros(env, "WELCOME_CREDIT_USD", 5),
+    cookieSecure,
+    cookieSameSite,
+    sessionSecret,
+    gatewayConfigPath: text(env, "GATEWAY_CONFIG"),
+    sessionLifetimeSeconds: 30 * 24 * 3600,
+  };
+}
+
+/** `gateway dev`: the same validation, with development defaults under whatever the environment sets. */
+export function loadDevConfig(defaults: Env): Config {
+  const env: Env = { ...defaults };
+  for (const [key, value] of Object.entries(process.env))
+    if (value !== undefined && value !== "") env[key] = value;
+  return loadConfig(env);
+}

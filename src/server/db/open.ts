@@ -1,0 +1,58 @@
+/**
+ * Opens the SQLite database: WAL, busy_timeout, synchronous=NORMAL, foreign keys, then applies the
+ * migrations embedded in the program (no files needed beside the binary).
+ *
+ * The one rule for writes: every write goes through `writeTx`, which runs a *synchronous* callback in
+ * `BEGIN IMMEDIATE`. A deferred transaction that reads then writes fails with SQLITE_BUSY under two
+ * writers (busy_timeout cannot help a lock upgrade), and an async callback would commit at its first
+ * `await`, leaving the rest in autocommit.
+ */
+import { Database } from "bun:sqlite";
+import { createHash } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { drizzle } from "drizzle-orm/bun-sqlite";
+import { migrationJournal, migrationSql } from "./migrations.gen.ts";
+import * as schema from "./schema.ts";
+
+export type Db = ReturnType<typeof drizzle<typeof schema>>;
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+export interface Storage {
+  sqlite: Database;
+  db: Db;
+  /** Runs `fn` in one BEGIN IMMEDIATE transaction and returns its result. `fn` must not be async. */
+  writeTx<T>(fn: (tx: Tx) => T extends Promise<unknown> ? never : T): T;
+  close(): void;
+}
+
+export function openStorage(path: string): Storage {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new Database(path, { create: true, strict: true });
+  sqlite.exec("PRAGMA journal_mode = WAL");
+  sqlite.exec("PRAGMA busy_timeout = 5000");
+  sqlite.exec("PRAGMA synchronous = NORMAL");
+  sqlite.exec("PRAGMA foreign_keys = ON");
+  const db = drizzle({ client: sqlite, schema });
+  migrate(db);
+  return {
+    sqlite,
+    db,
+    writeTx: (fn) => db.transaction(fn as (tx: Tx) => any, { behavior: "immediate" }),
+    close: () => sqlite.close(),
+  };
+}
+
+/** Builds the same MigrationMeta list drizzle's file reader would, from the embedded SQL. */
+function migrate(db: Db): void {
+  const metas = migrationJournal.entries.map((entry, i) => {
+    const text = migrationSql[i] ?? "";
+    return {
+      sql: text.split("--> statement-breakpoint"),
+      bps: entry.breakpoints,
+      folderMillis: entry.when,
+      hash: createHash("sha256").update(text).digest("hex"),
+    };
+  });
+  (db as any).dialect.migrate(metas, (db as any).session, {});
+}

@@ -1,0 +1,79 @@
+/**
+ * `gateway dev`: the development identity provider (Hydra + Kratos APIs on loopback) and the gateway,
+ * wired together with a sample apps file, plain-http cookies and printed URLs. Not for production: the
+ * provider signs in anyone who types a name.
+ */
+import type { AppsFile } from "./apps/model.ts";
+import { loadDevConfig } from "./config.ts";
+import { startGateway } from "./serve.ts";
+
+export const DEV_IDP_PORT = 4444;
+
+export function devApps(gatewayUrl: string): AppsFile {
+  return {
+    apps: [
+      {
+        id: "demo",
+        clients: [{ clientId: "gateway-landing", redirectUris: [`${gatewayUrl}/`] }],
+        budget: { requestsPerMinute: 6000 },
+        types: {
+          team: { defaultRole: "writer", visibility: "members", grantCeiling: "admin" },
+          project: { visibility: "members" },
+          board: { visibility: "unlisted" },
+          album: { visibility: "discoverable" },
+          feed: { reserved: true },
+        },
+        statics: [{ type: "feed", slug: "global", name: "Global feed", visibility: "discoverable" }],
+        sharedTables: { posts: { onMemberRemove: "hide" }, photos: { onMemberRemove: "retain" } },
+      },
+    ],
+  };
+}
+
+export async function runDev(): Promise<void> {
+  const { startDevIdp } = await import("../devidp/index.ts");
+  const adminApiKey = "dev-idp-admin-key";
+  const base = loadDevConfig({
+    COOKIE_SECURE: "false",
+    DATABASE_PATH: "./data/dev.db",
+    ADMIN_TOKEN: "dev-admin-token",
+  });
+  const gatewayUrl = `http://${base.host}:${base.port}`;
+  const apps = devApps(gatewayUrl);
+  const idp = await startDevIdp({
+    port: Number(process.env.DEV_IDP_PORT ?? DEV_IDP_PORT),
+    clients: apps.apps.flatMap((app) =>
+      app.clients.map((c) => ({
+        clientId: c.clientId,
+        redirectUris: c.redirectUris,
+        clientSecret: c.clientSecret,
+      })),
+    ),
+    consentUrl: `${gatewayUrl}/auth/consent`,
+    adminApiKey,
+  });
+  const config = loadDevConfig({
+    COOKIE_SECURE: "false",
+    DATABASE_PATH: "./data/dev.db",
+    ADMIN_TOKEN: "dev-admin-token",
+    OIDC_ISSUER: idp.issuer,
+    IDP_ADMIN_URL: idp.adminUrl,
+    IDP_ADMIN_API_KEY: adminApiKey,
+    KRATOS_PUBLIC_URL: idp.kratosUrl,
+  });
+  const running = await startGateway({ config, apps });
+  console.log(`
+  Session gateway (development)
+    gateway        ${running.publicUrl}/          open this and click "Sign in"
+    admin API      ${running.adminUrl}/admin/v1   Authorization: Bearer ${config.adminToken}
+    identity prov. ${idp.issuer}           development only: any user name signs in
+    database       ${config.databasePath}
+`);
+  const stop = async () => {
+    await running.stop();
+    await idp.stop();
+    process.exit(0);
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}

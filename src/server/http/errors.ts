@@ -1,0 +1,74 @@
+/**
+ * One error type and one mapper. Every refusal the gateway makes is an `ApiError` carrying a stable
+ * snake_case `code` from CONTRACT §8 (and §4 for membership); the body is always `{ error, code }`.
+ * Nothing else (no stack, no SQL, no provider body) ever reaches a client; unexpected failures become
+ * 500 `internal` with a request id that is also in the log line.
+ */
+
+export type ErrorCode =
+  | "invalid_json"
+  | "invalid_request"
+  | "payload_too_large"
+  | "not_found"
+  | "unauthenticated"
+  | "csrf_required"
+  | "forbidden"
+  | "idp_unavailable"
+  | "issuer_not_configured"
+  | "kratos_not_configured"
+  | "invalid_redirect_uri"
+  | "unknown_client"
+  | "invalid_grant"
+  | "exchange_failed"
+  | "refresh_failed"
+  | "consent_not_found"
+  | "subject_mismatch"
+  | "invalid_scope"
+  | "budget_exceeded"
+  | "admin_disabled"
+  | "internal";
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    /** Extra headers for the error response (e.g. Set-Cookie clearing, Retry-After). */
+    readonly headers?: Record<string, string | string[]>,
+  ) {
+    super(message);
+  }
+}
+
+export const errors = {
+  invalidJson: () => new ApiError(400, "invalid_json", "The request body is not valid JSON."),
+  invalidRequest: (field: string, why: string) =>
+    new ApiError(400, "invalid_request", `Invalid request: ${field} ${why}.`),
+  tooLarge: () => new ApiError(413, "payload_too_large", "The request body is larger than 64 KiB."),
+  notFound: () => new ApiError(404, "not_found", "No such route."),
+  unauthenticated: () => new ApiError(401, "unauthenticated", "Sign in or send a valid bearer token."),
+  csrf: () =>
+    new ApiError(
+      403,
+      "csrf_required",
+      "State-changing calls with a session cookie need the header X-Service-Csrf: 1.",
+    ),
+  idpUnavailable: () => new ApiError(502, "idp_unavailable", "The identity provider could not be reached."),
+  noIssuer: () =>
+    new ApiError(503, "issuer_not_configured", "No identity provider is configured (OIDC_ISSUER)."),
+};
+
+export function errorBody(error: ApiError, requestId?: string): Record<string, string> {
+  const body: Record<string, string> = { error: error.message, code: error.code };
+  if (requestId && error.status >= 500) body.requestId = requestId;
+  return body;
+}
+
+export function errorResponse(error: ApiError, requestId?: string, extraHeaders?: Headers): Response {
+  const headers = new Headers(extraHeaders);
+  headers.set("content-type", "application/json");
+  for (const [name, value] of Object.entries(error.headers ?? {})) {
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+  }
+  return new Response(JSON.stringify(errorBody(error, requestId)), { status: error.status, headers });
+}

@@ -1,0 +1,78 @@
+/**
+ * What every public request goes through before a route: the 64 KiB body limit, CORS for registered
+ * origins (CONTRACT §2: only origins registered for a client get Access-Control-Allow-Origin, with
+ * credentials; the custom CSRF header is allowed, and needing a preflight for it is what makes the
+ * header a CSRF defence), and the one error mapper.
+ */
+import { Elysia } from "elysia";
+import type { AppRegistry } from "../apps/registry.ts";
+import type { Logger } from "../lib/log.ts";
+import { ApiError, errorBody, errors } from "./errors.ts";
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+const ALLOW_HEADERS = "content-type, x-service-csrf, authorization";
+const ALLOW_METHODS = "GET, POST, DELETE, OPTIONS";
+
+export function corsHeaders(apps: AppRegistry, origin: string | null): Record<string, string> | undefined {
+  if (!origin || !apps.isAllowedOrigin(origin)) return undefined;
+  return {
+    "access-control-allow-origin": origin,
+    "access-control-allow-credentials": "true",
+    vary: "Origin",
+  };
+}
+
+export function plumbing(options: { apps?: AppRegistry; log: Logger }) {
+  const { apps, log } = options;
+  return new Elysia({ name: "plumbing" })
+    .onRequest(({ request, set }) => {
+      const length = request.headers.get("content-length");
+      if (length !== null && Number(length) > MAX_BODY_BYTES) throw errors.tooLarge();
+      if (!apps) return;
+      const origin = request.headers.get("origin");
+      if (origin === null) return;
+      const cors = corsHeaders(apps, origin);
+      if (request.method === "OPTIONS" && request.headers.has("access-control-request-method")) {
+        const headers: Record<string, string> = { vary: "Origin" };
+        if (cors)
+          Object.assign(headers, cors, {
+            "access-control-allow-methods": ALLOW_METHODS,
+            "access-control-allow-headers": ALLOW_HEADERS,
+            "access-control-max-age": "600",
+          });
+        return new Response(null, { status: 204, headers });
+      }
+      if (cors) Object.assign(set.headers, cors);
+    })
+    .onError({ as: "global" }, ({ error, code, set, request }) => {
+      let apiError: ApiError;
+      if (error instanceof ApiError) apiError = error;
+      else if (code === "PARSE") apiError = errors.invalidJson();
+      else if (code === "VALIDATION") apiError = validationError(error);
+      else if (code === "NOT_FOUND") apiError = errors.notFound();
+      else if ((error as { status?: number })?.status === 413) apiError = errors.tooLarge();
+      else {
+        const requestId = crypto.randomUUID();
+        log("error", "unexpected error", {
+          requestId,
+          method: request.method,
+          path: new URL(request.url).pathname,
+          error: String((error as Error)?.name ?? error),
+        });
+        set.status = 500;
+        set.headers["content-type"] = "application/json";
+        return errorBody(new ApiError(500, "internal", "Something went wrong on our side."), requestId);
+      }
+      set.status = apiError.status;
+      set.headers["content-type"] = "application/json";
+      for (const [name, value] of Object.entries(apiError.headers ?? {})) set.headers[name] = value as string;
+      return errorBody(apiError);
+    });
+}
+
+function validationError(error: unknown): ApiError {
+  const detail = (error as { valueError?: { path?: string; message?: string } }).valueError;
+  const field = detail?.path ? detail.path.replace(/^\//, "").replaceAll("/", ".") || "body" : "body";
+  return errors.invalidRequest(field, detail?.message?.toLowerCase() ?? "is invalid");
+}

@@ -1,0 +1,71 @@
+/**
+ * Who is calling (CONTRACT §2): a bearer token (validated through the 60 s cache; no CSRF header
+ * needed) or the session cookie (a state-changing call must carry `X-Service-Csrf: 1`). A cookie whose
+ * access token has expired answers 401 so the SDK refreshes once and retries; `/auth/session` still
+ * reports such a session as signed in.
+ */
+import type { Gateway } from "../gateway.ts";
+import { IdpUnavailable } from "../idp/hydra.ts";
+import { ApiError, errors } from "./errors.ts";
+
+export interface Principal {
+  userId: string;
+  /** The OAuth client: from the session, or from introspection; undefined under the userinfo fallback. */
+  clientId: string | undefined;
+  appId: string;
+  via: "cookie" | "bearer";
+  sessionId?: string;
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+export function hasCsrfHeader(request: Request): boolean {
+  return request.headers.get("x-service-csrf") === "1";
+}
+
+/** Resolves the caller or throws 401/403/502. Returns synchronously when everything is cached. */
+export function resolvePrincipal(gateway: Gateway, request: Request): Principal | Promise<Principal> {
+  const authorization = request.headers.get("authorization");
+  if (authorization !== null) {
+    const match = /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(authorization);
+    if (!match) throw errors.unauthenticated();
+    return bearerPrincipal(gateway, match[1]!);
+  }
+  const cookieHeader = request.headers.get("cookie");
+  const hit = gateway.sessions.peek(cookieHeader);
+  if (hit === null) throw errors.unauthenticated();
+  const finish = (resolved: typeof hit | null): Principal => {
+    if (!resolved) throw errors.unauthenticated();
+    if (!SAFE_METHODS.has(request.method) && !hasCsrfHeader(request)) throw errors.csrf();
+    if (resolved.cookie.aexp <= Date.now()) {
+      throw new ApiError(
+        401,
+        "unauthenticated",
+        "The access token has expired: call POST /auth/refresh and retry.",
+      );
+    }
+    gateway.store.touch(resolved.row);
+    const { userId, clientId, id } = resolved.row;
+    return { userId, clientId, appId: gateway.apps.appFor(clientId).id, via: "cookie", sessionId: id };
+  };
+  return hit === undefined ? gateway.sessions.resolve(cookieHeader).then(finish) : finish(hit);
+}
+
+function bearerPrincipal(gateway: Gateway, token: string): Principal | Promise<Principal> {
+  const toPrincipal = (found: { userId: string; clientId: string | undefined } | null): Principal => {
+    if (!found) throw errors.unauthenticated();
+    return {
+      userId: found.userId,
+      clientId: found.clientId,
+      appId: gateway.apps.appFor(found.clientId).id,
+      via: "bearer",
+    };
+  };
+  if (!gateway.hydra.configured) throw errors.unauthenticated();
+  const cached = gateway.tokens.peek(token);
+  if (cached !== undefined) return toPrincipal(cached);
+  return gateway.tokens.validate(token).then(toPrincipal, (error) => {
+    if (error instanceof IdpUnavailable) throw errors.idpUnavailable();
+    throw error;
+  });
+}

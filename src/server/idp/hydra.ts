@@ -1,0 +1,295 @@
+/**
+ * Client for Ory Hydra's public and admin HTTP APIs (v2 paths, the wire shapes listed in
+ * shared/notes/hydra-kratos-and-bff.md §1). Public endpoints come from OIDC discovery; admin paths are
+ * fixed (`/admin/oauth2/...`) under IDP_ADMIN_URL. Every call has a timeout; a network failure or a
+ * non-JSON answer becomes `IdpUnavailable`, which routes map to 502 `idp_unavailable`.
+ *
+ * Token endpoint rules Hydra enforces: form-urlencoded bodies; `client_secret_basic` for a client with a
+ * secret (RFC 6749 §2.3.1: id and secret form-urlencoded before base64), `client_id` in the body for a
+ * public client.
+ */
+
+export class IdpUnavailable extends Error {}
+
+export interface TokenSet {
+  accessToken: string;
+  refreshToken: string | undefined;
+  idToken: string | undefined;
+  expiresIn: number;
+  scope: string | undefined;
+}
+
+export interface ClientAuth {
+  clientId: string;
+  clientSecret?: string | undefined;
+}
+
+export type TokenResult = { ok: true; tokens: TokenSet } | { ok: false; status: number; error: string };
+
+export interface Discovery {
+  issuer: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  revocation_endpoint?: string;
+  userinfo_endpoint?: string;
+  jwks_uri?: string;
+}
+
+export interface ConsentRequest {
+  challenge: string;
+  subject: string;
+  skip: boolean;
+  requested_scope: string[];
+  requested_access_token_audience: string[];
+  client: { client_id: string; client_name?: string };
+}
+
+export type ConsentLookup =
+  | { kind: "found"; request: ConsentRequest }
+  | { kind: "used"; redirectTo: string }
+  | { kind: "not_found" };
+
+export type ConsentDecision =
+  | { kind: "done"; redirectTo: string }
+  | { kind: "used"; redirectTo: string }
+  | { kind: "not_found" };
+
+export type Introspection =
+  | { active: false }
+  | { active: true; sub: string; clientId?: string; exp?: number; tokenUse?: string };
+
+export interface HydraOptions {
+  issuer: string | undefined;
+  adminUrl: string | undefined;
+  adminApiKey: string | undefined;
+  timeoutMs?: number;
+}
+
+export class HydraClient {
+  private discovery: Promise<Discovery> | undefined;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: HydraOptions) {
+    this.timeoutMs = options.timeoutMs ?? 5000;
+  }
+
+  get configured(): boolean {
+    return this.options.issuer !== undefined;
+  }
+
+  get hasAdminKey(): boolean {
+    return this.options.adminApiKey !== undefined;
+  }
+
+  /** OIDC discovery, fetched once; a failed fetch is forgotten so the next call retries. */
+  discover(): Promise<Discovery> {
+    if (!this.discovery) {
+      this.discovery = this.json<Discovery>(
+        `${this.options.issuer}/.well-known/openid-configuration`,
+        {},
+      ).then(({ status, body }) => {
+        if (
+          status !== 200 ||
+          typeof body?.authorization_endpoint !== "string" ||
+          typeof body.token_endpoint !== "string"
+        ) {
+          throw new IdpUnavailable(`discovery answered ${status}`);
+        }
+        return body;
+      });
+      this.discovery.catch(() => {
+        this.discovery = undefined;
+      });
+    }
+    return this.discovery;
+  }
+
+  async exchangeCode(
+    client: ClientAuth,
+    code: string,
+    codeVerifier: string,
+    redirectUri: string,
+  ): Promise<TokenResult> {
+    const form = {
+      grant_type: "authorization_code",
+      code,
+      code_verifier: codeVerifier,
+      redirect_uri: redirectUri,
+    };
+    return this.tokenRequest(client, form);
+  }
+
+  async refresh(client: ClientAuth, refreshToken: string): Promise<TokenResult> {
+    return this.tokenRequest(client, { grant_type: "refresh_token", refresh_token: refreshToken });
+  }
+
+  /** RFC 7009 revocation, bounded to 2 s. Returns whether the provider confirmed it. */
+  async revoke(client: ClientAuth, token: string): Promise<boolean> {
+    try {
+      const { revocation_endpoint } = await this.discover();
+      if (!revocation_endpoint) return false;
+      const res = await fetch(revocation_endpoint, {
+        method: "POST",
+        headers: this.clientHeaders(client),
+        body: this.clientForm(client, { token, token_type_hint: "refresh_token" }),
+        signal: AbortSignal.timeout(2000),
+      });
+      await res.arrayBuffer();
+      return res.ok;
+    } catch {
+      return false;
+    }
+  }
+
+  async userinfo(accessToken: string): Promise<{ sub: string } | null> {
+    const { userinfo_endpoint } = await this.discover();
+    if (!userinfo_endpoint) throw new IdpUnavailable("no userinfo endpoint");
+    const { status, body } = await this.json<{ sub?: unknown }>(userinfo_endpoint, {
+      headers: { authorization: `Bearer ${accessToken}` },
+    });
+    if (status === 200 && typeof body?.sub === "string") return { sub: body.sub };
+    if (status === 401 || status === 403 || status === 400) return null;
+    throw new IdpUnavailable(`userinfo answered ${status}`);
+  }
+
+  async introspect(token: string): Promise<Introspection> {
+    const { status, body } = await this.json<Record<string, unknown>>(
+      `${this.options.adminUrl}/admin/oauth2/introspect`,
+      {
+        method: "POST",
+        headers: { ...this.adminHeaders(), "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ token }).toString(),
+      },
+    );
+    if (status !== 200 || typeof body !== "object" || body === null)
+      throw new IdpUnavailable(`introspection answered ${status}`);
+    if (body.active !== true || typeof body.sub !== "string") return { active: false };
+    return {
+      active: true,
+      sub: body.sub,
+      clientId: typeof body.client_id === "string" ? body.client_id : undefined,
+      exp: typeof body.exp === "number" ? body.exp : undefined,
+      tokenUse: typeof body.token_use === "string" ? body.token_use : undefined,
+    };
+  }
+
+  async getConsentRequest(challenge: string): Promise<ConsentLookup> {
+    const url = `${this.options.adminUrl}/admin/oauth2/auth/requests/consent?consent_challenge=${encodeURIComponent(challenge)}`;
+    const { status, body } = await this.json<any>(url, { headers: this.adminHeaders() });
+    if (status === 200 && typeof body?.challenge === "string") {
+      return {
+        kind: "found",
+        request: {
+          challenge: body.challenge,
+          subject: String(body.subject ?? ""),
+          skip: body.skip === true,
+          requested_scope: Array.isArray(body.requested_scope) ? body.requested_scope.map(String) : [],
+          requested_access_token_audience: Array.isArray(body.requested_access_token_audience)
+            ? body.requested_access_token_audience.map(String)
+            : [],
+          client: {
+            client_id: String(body.client?.client_id ?? ""),
+            client_name: body.client?.client_name || undefined,
+          },
+        },
+      };
+    }
+    if (status === 410 && typeof body?.redirect_to === "string")
+      return { kind: "used", redirectTo: body.redirect_to };
+    // Hydra: 404 when the challenge cannot be decoded, 401 request_unauthorized once it has expired.
+    if (status === 404 || status === 401 || status === 400) return { kind: "not_found" };
+    throw new IdpUnavailable(`consent request answered ${status}`);
+  }
+
+  acceptConsent(challenge: string, body: Record<string, unknown>): Promise<ConsentDecision> {
+    return this.putConsent("accept", challenge, body);
+  }
+
+  rejectConsent(challenge: string, body: Record<string, unknown>): Promise<ConsentDecision> {
+    return this.putConsent("reject", challenge, body);
+  }
+
+  private async putConsent(
+    verb: "accept" | "reject",
+    challenge: string,
+    payload: Record<string, unknown>,
+  ): Promise<ConsentDecision> {
+    const url = `${this.options.adminUrl}/admin/oauth2/auth/requests/consent/${verb}?consent_challenge=${encodeURIComponent(challenge)}`;
+    const { status, body } = await this.json<any>(url, {
+      method: "PUT",
+      headers: { ...this.adminHeaders(), "content-type": "application/json" },
+      body: JSON.stringify(payload),
+    });
+    if (status === 200 && typeof body?.redirect_to === "string")
+      return { kind: "done", redirectTo: body.redirect_to };
+    if (status === 410 && typeof body?.redirect_to === "string")
+      return { kind: "used", redirectTo: body.redirect_to };
+    if (status === 404 || status === 401 || status === 409 || status === 400) return { kind: "not_found" };
+    throw new IdpUnavailable(`consent ${verb} answered ${status}`);
+  }
+
+  private async tokenRequest(client: ClientAuth, form: Record<string, string>): Promise<TokenResult> {
+    const { token_endpoint } = await this.discover();
+    const { status, body } = await this.json<any>(token_endpoint, {
+      method: "POST",
+      headers: this.clientHeaders(client),
+      body: this.clientForm(client, form),
+    });
+    if (status === 200 && typeof body?.access_token === "string") {
+      return {
+        ok: true,
+        tokens: {
+          accessToken: body.access_token,
+          refreshToken: typeof body.refresh_token === "string" ? body.refresh_token : undefined,
+          idToken: typeof body.id_token === "string" ? body.id_token : undefined,
+          expiresIn: Number.isFinite(body.expires_in) ? Number(body.expires_in) : 3600,
+          scope: typeof body.scope === "string" ? body.scope : undefined,
+        },
+      };
+    }
+    if (status >= 400 && status < 500 && typeof body?.error === "string")
+      return { ok: false, status, error: body.error };
+    throw new IdpUnavailable(`token endpoint answered ${status}`);
+  }
+
+  private clientHeaders(client: ClientAuth): Record<string, string> {
+    const headers: Record<string, string> = {
+      "content-type": "application/x-www-form-urlencoded",
+      accept: "application/json",
+    };
+    if (client.clientSecret !== undefined) {
+      const id = encodeURIComponent(client.clientId);
+      const secret = encodeURIComponent(client.clientSecret);
+      headers.authorization = `Basic ${btoa(`${id}:${secret}`)}`;
+    }
+    return headers;
+  }
+
+  private clientForm(client: ClientAuth, form: Record<string, string>): string {
+    const params = new URLSearchParams(form);
+    if (client.clientSecret === undefined) params.set("client_id", client.clientId);
+    return params.toString();
+  }
+
+  private adminHeaders(): Record<string, string> {
+    const headers: Record<string, string> = { accept: "application/json" };
+    if (this.options.adminApiKey) headers.authorization = `Bearer ${this.options.adminApiKey}`;
+    return headers;
+  }
+
+  private async json<T>(url: string, init: RequestInit): Promise<{ status: number; body: T | undefined }> {
+    let res: Response;
+    try {
+      res = await fetch(url, { ...init, redirect: "manual", signal: AbortSignal.timeout(this.timeoutMs) });
+    } catch (error) {
+      throw new IdpUnavailable((error as Error).message);
+    }
+    const text = await res.text();
+    if (!text) return { status: res.status, body: undefined };
+    try {
+      return { status: res.status, body: JSON.parse(text) as T };
+    } catch {
+      throw new IdpUnavailable(`non-JSON answer (${res.status})`);
+    }
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * Bearer validation with a 60 s cache (seed "Limits"; CONTRACT §2). Keyed by SHA-256 of the token so
+ * raw tokens are never held as keys; valid and invalid answers are both cached, never past the token's
+ * own expiry; bounded to 10,000 entries (LRU); concurrent misses for one token share one provider call.
+ *
+ * With IDP_ADMIN_API_KEY the token is introspected (Hydra admin), which proves the user AND the OAuth
+ * client, so per-app budgets can apply; only `active: true` with `token_use` absent or `access_token`
+ * is accepted. Without the key the userinfo endpoint proves the user only (client unknown).
+ */
+import { sha256 } from "../lib/crypto.ts";
+import { Lru } from "../lib/lru.ts";
+import type { HydraClient } from "./hydra.ts";
+
+export interface TokenPrincipal {
+  userId: string;
+  clientId: string | undefined;
+}
+
+const TTL_MS = 60_000;
+const CAPACITY = 10_000;
+
+export class TokenCache {
+  private readonly cache = new Lru<string, TokenPrincipal | null>(CAPACITY);
+  private readonly inflight = new Map<string, Promise<TokenPrincipal | null>>();
+  hits = 0;
+  misses = 0;
+
+  constructor(private readonly hydra: HydraClient) {}
+
+  /** The principal for a bearer token, or null when the provider says it is not valid. Throws IdpUnavailable. */
+  async validate(token: string): Promise<TokenPrincipal | null> {
+    const key = sha256(token);
+    const now = Date.now();
+    const cached = this.cache.get(key, now);
+    if (cached !== undefined) {
+      this.hits++;
+      return cached;
+    }
+    this.misses++;
+    const running = this.inflight.get(key);
+    if (running) return running;
+    const call = this.lookup(token)
+      .then(({ principal, expiresAt }) => {
+        this.cache.set(key, principal, Math.min(now + TTL_MS, expiresAt ?? Number.POSITIVE_INFINITY));
+        return principal;
+      })
+      .finally(() => this.inflight.delete(key));
+    this.inflight.set(key, call);
+    return call;
+  }
+
+  /** Synchronous cache probe for the hot path; undefined means "not cached, call validate". */
+  peek(token: string): TokenPrincipal | null | undefined {
+    const value = this.cache.get(sha256(token));
+    if (value !== undefined) this.hits++;
+    return value;
+  }
+
+  /** Drops a token from the cache (after logout or revocation). */
+  forget(token: string): void {
+    this.cache.delete(sha256(token));
+  }
+
+  private async lookup(token: string): Promise<{ principal: TokenPrincipal | null; expiresAt?: number }> {
+    if (this.hydra.hasAdminKey) {
+      const result = await this.hydra.introspect(token);
+      if (!result.active) return { principal: null };
+      if (result.tokenUse !== undefined && result.tokenUse !== "access_token") return { principal: null };
+      return {
+        principal: { userId: result.sub, clientId: result.clientId },
+        expiresAt: result.exp !== undefined ? result.exp * 1000 : undefined,
+      };
+    }
+    const info = await this.hydra.userinfo(token);
+    return { principal: info ? { userId: info.sub, clientId: undefined } : null };
+  }
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bun
+import { AppsFileError } from "./apps/registry.ts";
+/**
+ * The binary's entry: `serve` (default), `migrate`, `dev`, `--help`. Configuration comes only from the
+ * environment (CONTRACT §1); a bad value stops start-up with one line naming the variable.
+ */
+import { ConfigError, loadConfig } from "./config.ts";
+import { openStorage } from "./db/open.ts";
+
+const HELP = `gateway — session gateway and resource membership service
+
+Usage: gateway <command>
+
+Commands:
+  serve     serve the public API (PORT, default 8787) and the admin API (ADMIN_PORT, default 8788)  [default]
+  migrate   create or migrate the SQLite database at DATABASE_PATH and exit
+  dev       start a development identity provider and the gateway together, with a sample apps file
+  help      show this text
+
+Configuration is read from environment variables only; see README.md.`;
+
+async function main(argv: string[]): Promise<number> {
+  const command = argv[0] ?? "serve";
+  if (command === "--help" || command === "-h" || command === "help") {
+    console.log(HELP);
+    return 0;
+  }
+  if (command === "serve") {
+    const config = loadConfig();
+    const { startGateway } = await import("./serve.ts");
+    const running = await startGateway({ config });
+    console.log(`gateway: public API on ${running.publicUrl}, admin API on ${running.adminUrl}`);
+    if (!config.oidcIssuer)
+      console.log(
+        "gateway: OIDC_ISSUER is not set: /auth/authorize, /auth/token and /auth/refresh answer 503",
+      );
+    const stop = async () => {
+      await running.stop();
+      process.exit(0);
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+    return -1;
+  }
+  if (command === "migrate") {
+    const config = loadConfig();
+    openStorage(config.databasePath).close();
+    console.log(`gateway: database ${config.databasePath} is migrated`);
+    return 0;
+  }
+  if (command === "dev") {
+    const { runDev } = await import("./dev.ts");
+    await runDev();
+    return -1;
+  }
+  console.error(`gateway: unknown command "${command}"\n\n${HELP}`);
+  return 2;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (error) => {
+    if (error instanceof ConfigError || error instanceof AppsFileError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,58 @@
+/**
+ * Starts a gateway for real: loads the apps file, opens and migrates the database, and listens on the
+ * public and admin ports. Used by `main.ts serve`, `main.ts dev` and the socket tests.
+ */
+import { buildAdminApp, buildPublicApp } from "./app.ts";
+import type { AppsFile } from "./apps/model.ts";
+import { AppRegistry, loadAppsFile } from "./apps/registry.ts";
+import type { Config } from "./config.ts";
+import { type ConsentHooks, createGateway, type Gateway } from "./gateway.ts";
+import { MAX_BODY_BYTES } from "./http/plumbing.ts";
+import type { Logger } from "./lib/log.ts";
+
+export interface RunningGateway {
+  gateway: Gateway;
+  publicUrl: string;
+  adminUrl: string;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  config: Config;
+  /** Apps to use instead of reading GATEWAY_CONFIG. */
+  apps?: AppsFile;
+  log?: Logger;
+  consentHooks?: ConsentHooks;
+}
+
+export async function startGateway({
+  config,
+  apps,
+  log,
+  consentHooks,
+}: StartOptions): Promise<RunningGateway> {
+  const registry = new AppRegistry(apps ?? (await loadAppsFile(config.gatewayConfigPath)));
+  const gateway = await createGateway({ config, apps: registry, log, consentHooks });
+  const serveOptions = { maxRequestBodySize: MAX_BODY_BYTES + 1024 };
+  const publicServer = Bun.serve({
+    ...serveOptions,
+    port: config.port,
+    hostname: config.host,
+    fetch: buildPublicApp(gateway).fetch,
+  });
+  const adminServer = Bun.serve({
+    ...serveOptions,
+    port: config.adminPort,
+    hostname: config.adminHost,
+    fetch: buildAdminApp(gateway).fetch,
+  });
+  return {
+    gateway,
+    publicUrl: `http://${config.host}:${publicServer.port}`,
+    adminUrl: `http://${config.adminHost}:${adminServer.port}`,
+    async stop() {
+      await Promise.all([publicServer.stop(true), adminServer.stop(true)]);
+      gateway.close();
+    },
+  };
+}
