@@ -20,15 +20,14 @@ export function buildPublicApp(gateway: Gateway) {
     .get("/landing.js", () => landingScript())
     .use(authRoutes(gateway))
     .use(consentRoutes(gateway))
-    .get("/v1/me", ({ request }) => {
+    .get("/v1/me", async ({ request }) => {
       const shape = (p: { userId: string; clientId: string | undefined; appId: string; via: string }) => ({
         userId: p.userId,
         clientId: p.clientId ?? null,
         appId: p.appId,
         via: p.via,
       });
-      const principal = resolvePrincipal(gateway, request);
-      return principal instanceof Promise ? principal.then(shape) : shape(principal);
+      return shape(await resolvePrincipal(gateway, request));
     });
 }
 

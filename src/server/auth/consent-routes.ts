@@ -2,15 +2,13 @@
 import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { errors } from "../http/errors.ts";
-import { hasCsrfHeader } from "../http/principal.ts";
 import { acceptConsent, loadConsent, rejectConsent } from "./consent.ts";
 import { consentErrorPage, consentPage } from "./consent-page.ts";
 
 const Challenge = t.String({ minLength: 1, maxLength: 1024 });
 
 export function consentRoutes(gateway: Gateway) {
-  const requireReady = ({ request }: { request: Request }) => {
-    if (request.method === "POST" && !hasCsrfHeader(request)) throw errors.csrf();
+  const requireReady = () => {
     if (!gateway.hydra.configured) throw errors.noIssuer();
   };
 

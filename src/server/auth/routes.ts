@@ -6,7 +6,6 @@ import { Elysia, t } from "elysia";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import type { Gateway } from "../gateway.ts";
 import { ApiError, errors } from "../http/errors.ts";
-import { hasCsrfHeader } from "../http/principal.ts";
 import { idp } from "../idp/call.ts";
 import type { TokenSet } from "../idp/hydra.ts";
 import { FLOW_TYPES, type FlowType } from "../idp/kratos.ts";
@@ -22,20 +21,17 @@ export function authRoutes(gateway: Gateway) {
   const requireIssuer = () => {
     if (!hydra.configured) throw errors.noIssuer();
   };
-  const requireCsrf = ({ request }: { request: Request }) => {
-    if (!hasCsrfHeader(request)) throw errors.csrf();
-  };
   const unauthenticated = () => new ApiError(401, "unauthenticated", "No valid session: sign in again.");
 
   return new Elysia({ name: "auth-routes" })
-    .get("/auth/session", ({ request }) => {
+    .get("/auth/session", async ({ request }) => {
       const hit = sessions.peek(request.headers.get("cookie"));
       const report = (found: typeof hit) => {
         if (!found) return { authenticated: false };
         gateway.store.touch(found.row);
         return { authenticated: true, user_id: found.row.userId };
       };
-      return hit !== undefined ? report(hit) : sessions.resolve(request.headers.get("cookie")).then(report);
+      return report(hit !== undefined ? hit : await sessions.resolve(request.headers.get("cookie")));
     })
 
     .get("/auth/authorize", async ({ request, query }) => {
@@ -94,7 +90,6 @@ export function authRoutes(gateway: Gateway) {
         return { authenticated: true, expires_in: Math.max(0, result.tokens.expiresIn) };
       },
       {
-        beforeHandle: requireCsrf,
         body: t.Object({
           code: Str(4096),
           code_verifier: Str(256),
@@ -128,34 +123,30 @@ export function authRoutes(gateway: Gateway) {
           );
         return { authenticated: true, expires_in: SessionService.expiresIn(outcome.cookie) };
       },
-      { beforeHandle: requireCsrf, body: t.Optional(t.Object({ client_id: t.Optional(Str(128)) })) },
+      { body: t.Optional(t.Object({ client_id: t.Optional(Str(128)) })) },
     )
 
-    .post(
-      "/auth/logout",
-      async ({ cookie, request }) => {
-        const header = request.headers.get("cookie");
-        try {
-          const found = await sessions.resolve(header);
-          if (found) {
-            sessions.end(found.row.id, "logout", found.row.userId);
-            gateway.tokens.forget(found.cookie.at);
-            if (found.cookie.rt && hydra.configured) {
-              const client = apps.lookupClient(found.row.clientId)?.client;
-              await hydra.revoke(
-                { clientId: found.row.clientId, clientSecret: client?.clientSecret },
-                found.cookie.rt,
-              );
-            }
+    .post("/auth/logout", async ({ cookie, request }) => {
+      const header = request.headers.get("cookie");
+      try {
+        const found = await sessions.resolve(header);
+        if (found) {
+          sessions.end(found.row.id, "logout", found.row.userId);
+          gateway.tokens.forget(found.cookie.at);
+          if (found.cookie.rt && hydra.configured) {
+            const client = apps.lookupClient(found.row.clientId)?.client;
+            await hydra.revoke(
+              { clientId: found.row.clientId, clientSecret: client?.clientSecret },
+              found.cookie.rt,
+            );
           }
-        } catch (error) {
-          gateway.log("warn", "logout cleanup failed", { error: (error as Error).name });
         }
-        clearSessionCookies(cookie, config, cookieName, header);
-        return { ok: true };
-      },
-      { beforeHandle: requireCsrf, parse: "none" },
-    )
+      } catch (error) {
+        gateway.log("warn", "logout cleanup failed", { error: (error as Error).name });
+      }
+      clearSessionCookies(cookie, config, cookieName, header);
+      return { ok: true };
+    })
 
     .get("/auth/kratos/flow", async ({ query, request, set }) => {
       const type = query.type as FlowType;

@@ -1,5 +1,6 @@
 /**
- * What every public request goes through before a route: the 64 KiB body limit, CORS for registered
+ * What every public request goes through before a route: the 64 KiB body limit, the CSRF header on
+ * every POST under /auth (checked before the body is even parsed), CORS for registered
  * origins (CONTRACT §2: only origins registered for a client get Access-Control-Allow-Origin, with
  * credentials; the custom CSRF header is allowed, and needing a preflight for it is what makes the
  * header a CSRF defence), and the one error mapper.
@@ -29,6 +30,13 @@ export function plumbing(options: { apps?: AppRegistry; log: Logger }) {
     .onRequest(({ request, set }) => {
       const length = request.headers.get("content-length");
       if (length !== null && Number(length) > MAX_BODY_BYTES) throw errors.tooLarge();
+      if (
+        request.method === "POST" &&
+        request.headers.get("x-service-csrf") !== "1" &&
+        isAuthPath(request.url)
+      ) {
+        throw errors.csrf();
+      }
       if (!apps) return;
       const origin = request.headers.get("origin");
       if (origin === null) return;
@@ -45,9 +53,22 @@ export function plumbing(options: { apps?: AppRegistry; log: Logger }) {
       }
       if (cors) Object.assign(set.headers, cors);
     })
+    .onParse({ as: "global" }, async ({ request, contentType }) => {
+      if (!contentType.startsWith("application/json")) return;
+      const text = await request.text();
+      if (text.length > MAX_BODY_BYTES) throw errors.tooLarge();
+      if (text.trim() === "") return null;
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw errors.invalidJson();
+      }
+    })
     .onError({ as: "global" }, ({ error, code, set, request }) => {
       let apiError: ApiError;
+      const cause = (error as { cause?: unknown })?.cause;
       if (error instanceof ApiError) apiError = error;
+      else if (cause instanceof ApiError) apiError = cause;
       else if (code === "PARSE") apiError = errors.invalidJson();
       else if (code === "VALIDATION") apiError = validationError(error);
       else if (code === "NOT_FOUND") apiError = errors.notFound();
@@ -69,6 +90,11 @@ export function plumbing(options: { apps?: AppRegistry; log: Logger }) {
       for (const [name, value] of Object.entries(apiError.headers ?? {})) set.headers[name] = value as string;
       return errorBody(apiError);
     });
+}
+
+function isAuthPath(url: string): boolean {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  return url.startsWith("/auth/", start);
 }
 
 function validationError(error: unknown): ApiError {

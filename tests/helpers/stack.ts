@@ -1,0 +1,204 @@
+/**
+ * A real stack for socket tests: the development identity provider (Hydra + Kratos HTTP APIs) and a
+ * gateway on 127.0.0.1 with a temporary SQLite file, wired like `gateway dev`. Also the whole browser
+ * sign-in walk (authorize → login page → consent page endpoints → code → POST /auth/token).
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type DevIdp, startDevIdp } from "../../src/devidp/index.ts";
+import type { AppsFile } from "../../src/server/apps/model.ts";
+import { loadConfig } from "../../src/server/config.ts";
+import type { ConsentHooks } from "../../src/server/gateway.ts";
+import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
+import { Browser } from "./browser.ts";
+
+export const CLIENT_ID = "test-web";
+export const SECRET_CLIENT_ID = "test-server";
+export const CLIENT_SECRET = "test-server-secret-0123456789";
+
+export interface Stack {
+  idp: DevIdp;
+  running: RunningGateway;
+  url: string;
+  adminUrl: string;
+  redirectUri: string;
+  logs: string[];
+  stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  adminApiKey?: string | null;
+  accessTokenTtlSeconds?: number;
+  env?: Record<string, string>;
+  consentHooks?: ConsentHooks;
+}
+
+export function freePort(): number {
+  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = server.port!;
+  server.stop(true);
+  return port;
+}
+
+export function tempDir(prefix = "sg-test-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const port = freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const redirectUri = `${url}/callback`;
+  const adminApiKey =
+    options.adminApiKey === null ? undefined : (options.adminApiKey ?? "test-idp-admin-key");
+  const idp = await startDevIdp({
+    clients: [
+      { clientId: CLIENT_ID, redirectUris: [redirectUri], clientName: "Test Web" },
+      { clientId: SECRET_CLIENT_ID, redirectUris: [redirectUri], clientSecret: CLIENT_SECRET },
+    ],
+    consentUrl: `${url}/auth/consent`,
+    adminApiKey,
+    accessTokenTtlSeconds: options.accessTokenTtlSeconds,
+    quiet: true,
+  });
+  const apps: AppsFile = {
+    apps: [
+      {
+        id: "test",
+        clients: [
+          { clientId: CLIENT_ID, redirectUris: [redirectUri], origins: ["http://127.0.0.1:5999"] },
+          { clientId: SECRET_CLIENT_ID, redirectUris: [redirectUri], clientSecret: CLIENT_SECRET },
+        ],
+      },
+    ],
+  };
+  const config = loadConfig({
+    PORT: String(port),
+    ADMIN_PORT: "0",
+    DATABASE_PATH: join(tempDir(), "gateway.db"),
+    OIDC_ISSUER: idp.issuer,
+    IDP_ADMIN_URL: idp.adminUrl,
+    ...(adminApiKey ? { IDP_ADMIN_API_KEY: adminApiKey } : {}),
+    KRATOS_PUBLIC_URL: idp.kratosUrl,
+    COOKIE_SECURE: "false",
+    ADMIN_TOKEN: "test-admin-token",
+    ...options.env,
+  });
+  const logs: string[] = [];
+  const running = await startGateway({
+    config,
+    apps,
+    log: (level, message, fields) => logs.push(JSON.stringify({ level, message, ...fields })),
+    consentHooks: options.consentHooks,
+  });
+  return {
+    idp,
+    running,
+    url: running.publicUrl,
+    adminUrl: running.adminUrl,
+    redirectUri,
+    logs,
+    async stop() {
+      await running.stop();
+      await idp.stop().catch(() => {});
+    },
+  };
+}
+
+const b64url = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");
+
+export async function pkce(): Promise<{ verifier: string; challenge: string; state: string }> {
+  const verifier = b64url(crypto.getRandomValues(new Uint8Array(32)));
+  const challenge = b64url(
+    new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))),
+  );
+  return { verifier, challenge, state: b64url(crypto.getRandomValues(new Uint8Array(16))) };
+}
+
+export const CSRF = { "content-type": "application/json", "x-service-csrf": "1" };
+
+export function authorizeUrl(
+  stack: Stack,
+  p: { challenge: string; state: string },
+  clientId = CLIENT_ID,
+): string {
+  const query = new URLSearchParams({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: stack.redirectUri,
+    scope: "openid offline_access",
+    state: p.state,
+    code_challenge: p.challenge,
+    code_challenge_method: "S256",
+  });
+  return `${stack.url}/auth/authorize?${query}`;
+}
+
+/** Walks authorize → login (typing `username`) and stops at the gateway's consent page; returns the challenge. */
+export async function reachConsent(
+  stack: Stack,
+  browser: Browser,
+  username: string,
+  p: { challenge: string; state: string },
+) {
+  const toLogin = await browser.follow(authorizeUrl(stack, p), {
+    until: (u) => u.pathname === "/login" || u.pathname === "/auth/consent",
+  });
+  if (toLogin.url.pathname === "/auth/consent")
+    return { challenge: toLogin.url.searchParams.get("consent_challenge")!, chain: toLogin.chain };
+  const loginChallenge = toLogin.url.searchParams.get("login_challenge")!;
+  const toConsent = await browser.follow(new URL("/login", stack.idp.issuer), {
+    init: {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ login_challenge: loginChallenge, username }).toString(),
+    },
+    until: (u) => u.pathname === "/auth/consent" || u.toString().startsWith(stack.redirectUri),
+  });
+  return {
+    challenge: toConsent.url.searchParams.get("consent_challenge")!,
+    chain: [...toLogin.chain, ...toConsent.chain],
+  };
+}
+
+/** Follows a redirect_to from the provider until the app's redirect URI and returns the code. */
+export async function codeFrom(stack: Stack, browser: Browser, redirectTo: string): Promise<URL> {
+  const done = await browser.follow(redirectTo, { until: (u) => u.toString().startsWith(stack.redirectUri) });
+  return done.url;
+}
+
+/** The whole sign-in: returns the browser (holding the session cookie) and the token response. */
+export async function signIn(stack: Stack, username: string, browser = new Browser()) {
+  const p = await pkce();
+  const { challenge } = await reachConsent(stack, browser, username, p);
+  let callback: URL;
+  if (challenge) {
+    const accept = await browser.fetch(`${stack.url}/auth/consent/accept`, {
+      method: "POST",
+      headers: CSRF,
+      body: JSON.stringify({
+        challenge,
+        subject: username,
+        grant_scope: ["openid", "offline_access"],
+        remember: true,
+      }),
+    });
+    if (accept.status !== 200)
+      throw new Error(`consent accept answered ${accept.status}: ${await accept.text()}`);
+    const { redirect_to } = (await accept.json()) as { redirect_to: string };
+    callback = await codeFrom(stack, browser, redirect_to);
+  } else {
+    throw new Error("no consent challenge reached");
+  }
+  const token = await browser.fetch(`${stack.url}/auth/token`, {
+    method: "POST",
+    headers: CSRF,
+    body: JSON.stringify({
+      code: callback.searchParams.get("code"),
+      code_verifier: p.verifier,
+      redirect_uri: stack.redirectUri,
+      client_id: CLIENT_ID,
+    }),
+  });
+  return { browser, token, body: (await token.json()) as Record<string, unknown> };
+}

@@ -1,0 +1,61 @@
+import { describe, expect, test } from "bun:test";
+import { ConfigError, loadConfig } from "../../src/server/config.ts";
+
+describe("configuration (CONTRACT §1)", () => {
+  test("defaults", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 8787,
+      host: "127.0.0.1",
+      adminPort: 8788,
+      adminHost: "127.0.0.1",
+      adminToken: undefined,
+      databasePath: "./data/gateway.db",
+      oidcIssuer: undefined,
+      idpAdminUrl: undefined,
+      welcomeCreditMicros: 5_000_000,
+      cookieSecure: true,
+      cookieSameSite: "lax",
+    });
+  });
+
+  test("IDP_ADMIN_URL defaults to OIDC_ISSUER; trailing slashes dropped", () => {
+    const config = loadConfig({ OIDC_ISSUER: "https://auth.example.com/" });
+    expect(config.oidcIssuer).toBe("https://auth.example.com");
+    expect(config.idpAdminUrl).toBe("https://auth.example.com");
+  });
+
+  test("WELCOME_CREDIT_USD is a decimal in micro-dollars", () => {
+    expect(loadConfig({ WELCOME_CREDIT_USD: "2.5" }).welcomeCreditMicros).toBe(2_500_000);
+    expect(loadConfig({ WELCOME_CREDIT_USD: "0" }).welcomeCreditMicros).toBe(0);
+  });
+
+  const bad: Array<[Record<string, string>, string]> = [
+    [{ PORT: "http" }, "PORT"],
+    [{ PORT: "70000" }, "PORT"],
+    [{ ADMIN_PORT: "-1" }, "ADMIN_PORT"],
+    [{ OIDC_ISSUER: "not a url" }, "OIDC_ISSUER"],
+    [{ OIDC_ISSUER: "ftp://x.example" }, "OIDC_ISSUER"],
+    [{ KRATOS_PUBLIC_URL: "::" }, "KRATOS_PUBLIC_URL"],
+    [{ COOKIE_SECURE: "maybe" }, "COOKIE_SECURE"],
+    [{ COOKIE_SAMESITE: "loose" }, "COOKIE_SAMESITE"],
+    [{ COOKIE_SAMESITE: "none", COOKIE_SECURE: "false" }, "COOKIE_SAMESITE"],
+    [{ WELCOME_CREDIT_USD: "-1" }, "WELCOME_CREDIT_USD"],
+    [{ WELCOME_CREDIT_USD: "five" }, "WELCOME_CREDIT_USD"],
+    [{ SESSION_SECRET: "short" }, "SESSION_SECRET"],
+  ];
+  for (const [env, variable] of bad) {
+    test(`bad ${variable}=${Object.values(env)[0]} stops with a line naming it`, () => {
+      let caught: unknown;
+      try {
+        loadConfig(env);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(ConfigError);
+      expect((caught as ConfigError).variable).toBe(variable);
+      expect((caught as Error).message).toContain(variable);
+      expect((caught as Error).message).not.toContain("\n");
+    });
+  }
+});
