@@ -1,0 +1,160 @@
+/** Consent handling over real sockets: skip, the welcome credit, subject and scope checks, used challenges. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Browser } from "../helpers/browser.ts";
+import {
+  CLIENT_ID,
+  CSRF,
+  codeFrom,
+  pkce,
+  reachConsent,
+  type Stack,
+  signIn,
+  startStack,
+} from "../helpers/stack.ts";
+
+let stack: Stack;
+const joined: Array<[string, string]> = [];
+let failJoin = false;
+beforeAll(async () => {
+  stack = await startStack({
+    consentHooks: {
+      joinAppResource(subject, clientId) {
+        joined.push([subject, clientId]);
+        if (failJoin) throw new Error("resources module exploded");
+      },
+    },
+  });
+});
+afterAll(() => stack.stop());
+
+const welcomeRows = (userId: string) =>
+  (
+    stack.running.gateway.storage.sqlite
+      .query("select count(*) as n from credits where user_id = ? and kind = 'welcome'")
+      .get(userId) as { n: number }
+  ).n;
+const accept = (challenge: string, subject: string, extra: Record<string, unknown> = {}) =>
+  fetch(`${stack.url}/auth/consent/accept`, {
+    method: "POST",
+    headers: CSRF,
+    body: JSON.stringify({ challenge, subject, grant_scope: ["openid", "offline_access"], ...extra }),
+  });
+
+describe("consent", () => {
+  test("welcomed is true on the first accept and false on the next; the credit is one row of 5 USD", async () => {
+    const browser = new Browser();
+    const first = await reachConsent(stack, browser, "wendy", await pkce());
+    const a = await accept(first.challenge, "wendy");
+    expect(a.status).toBe(200);
+    expect(await a.json()).toEqual({
+      redirect_to: expect.stringContaining(stack.idp.issuer),
+      welcomed: true,
+    });
+    const row = stack.running.gateway.storage.sqlite
+      .query("select amount_micros from credits where user_id = 'wendy'")
+      .get() as { amount_micros: number };
+    expect(row.amount_micros).toBe(5_000_000);
+    expect(joined).toContainEqual(["wendy", CLIENT_ID]);
+
+    const second = await reachConsent(stack, new Browser(), "wendy", await pkce());
+    const details = await (
+      await fetch(`${stack.url}/auth/consent-request?challenge=${second.challenge}`)
+    ).json();
+    expect(details).toMatchObject({ subject: "wendy", is_new_user: false, client_name: "Test Web" });
+    const b = await accept(second.challenge, "wendy");
+    expect(await b.json()).toMatchObject({ welcomed: false });
+    expect(welcomeRows("wendy")).toBe(1);
+  });
+
+  test("subject mismatch is 403 and nothing is granted", async () => {
+    const { challenge } = await reachConsent(stack, new Browser(), "mallory", await pkce());
+    const res = await accept(challenge, "someone-else");
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({ code: "subject_mismatch" });
+    expect(welcomeRows("mallory")).toBe(0);
+    expect(welcomeRows("someone-else")).toBe(0);
+  });
+
+  test("scopes that were not requested are 400 invalid_scope", async () => {
+    const { challenge } = await reachConsent(stack, new Browser(), "scoper", await pkce());
+    const res = await accept(challenge, "scoper", { grant_scope: ["openid", "admin"] });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: "invalid_scope" });
+    expect(welcomeRows("scoper")).toBe(0);
+  });
+
+  test("a used challenge answers 200 {redirect_to}; an unknown one 404 consent_not_found", async () => {
+    const { challenge } = await reachConsent(stack, new Browser(), "usedchallenge", await pkce());
+    expect((await accept(challenge, "usedchallenge")).status).toBe(200);
+    const again = await fetch(`${stack.url}/auth/consent-request?challenge=${challenge}`);
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual({ redirect_to: expect.any(String) });
+    const unknown = await fetch(`${stack.url}/auth/consent-request?challenge=does-not-exist`);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ code: "consent_not_found" });
+    const unknownAccept = await accept("does-not-exist", "x");
+    expect(unknownAccept.status).toBe(404);
+  });
+
+  test("reject sends the app access_denied", async () => {
+    const browser = new Browser();
+    const p = await pkce();
+    const { challenge } = await reachConsent(stack, browser, "denier", p);
+    const res = await fetch(`${stack.url}/auth/consent/reject`, {
+      method: "POST",
+      headers: CSRF,
+      body: JSON.stringify({ challenge }),
+    });
+    expect(res.status).toBe(200);
+    const { redirect_to } = (await res.json()) as { redirect_to: string };
+    const callback = await codeFrom(stack, browser, redirect_to);
+    expect(callback.searchParams.get("error")).toBe("access_denied");
+    expect(callback.searchParams.get("code")).toBeNull();
+    expect(welcomeRows("denier")).toBe(0);
+  });
+
+  test("skip auto-accepts, still grants the welcome credit once, and a failing join never blocks consent", async () => {
+    const browser = new Browser();
+    await signIn(stack, "skipper", browser); // accepted with remember: true
+    stack.running.gateway.storage.sqlite.run("delete from credits where user_id = 'skipper'"); // a user from before credits
+    failJoin = true;
+    try {
+      const p = await pkce();
+      const { challenge } = await reachConsent(stack, browser, "skipper", p);
+      const res = await fetch(`${stack.url}/auth/consent-request?challenge=${challenge}`);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { skip: boolean; redirect_to: string };
+      expect(body).toEqual({ skip: true, redirect_to: expect.any(String) });
+      expect(welcomeRows("skipper")).toBe(1);
+      const callback = await codeFrom(stack, browser, body.redirect_to);
+      expect(callback.searchParams.get("code")).toBeTruthy();
+
+      // The consent page itself also auto-accepts a skip, with a redirect and no second credit.
+      const next = await reachConsent(stack, browser, "skipper", await pkce());
+      const page = await fetch(`${stack.url}/auth/consent?consent_challenge=${next.challenge}`, {
+        redirect: "manual",
+      });
+      expect(page.status).toBe(302);
+      expect(welcomeRows("skipper")).toBe(1);
+    } finally {
+      failJoin = false;
+    }
+    expect(stack.logs.some((line) => line.includes("app join after consent failed"))).toBe(true);
+  });
+
+  test("the consent page shows the app and scopes, escaped, with CSP and no framing", async () => {
+    const { challenge } = await reachConsent(stack, new Browser(), "pageviewer", await pkce());
+    const res = await fetch(`${stack.url}/auth/consent?consent_challenge=${challenge}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/html");
+    expect(res.headers.get("x-frame-options")).toBe("DENY");
+    expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    const html = await res.text();
+    expect(html).toContain("Test Web");
+    expect(html).toContain("<code>offline_access</code>");
+    expect(html).toContain("pageviewer");
+    const expired = await fetch(`${stack.url}/auth/consent?consent_challenge=nope`);
+    expect(expired.status).toBe(404);
+    expect(await expired.text()).toContain("expired");
+  });
+});

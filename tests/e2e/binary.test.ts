@@ -1,0 +1,57 @@
+/** The one binary: built with Bun.build compile, started in an empty folder, it migrates and serves. */
+import { afterAll, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { freePort, tempDir } from "../helpers/stack.ts";
+
+const root = join(import.meta.dir, "../..");
+const dir = tempDir("sg-binary-");
+const binary = join(dir, "bin", "gateway");
+let child: ReturnType<typeof Bun.spawn> | undefined;
+afterAll(() => child?.kill());
+
+test("build, start from an empty folder, migrate, serve /healthz; --help lists subcommands", async () => {
+  const build = Bun.spawnSync(["bun", "scripts/build.ts", binary], {
+    cwd: root,
+    stderr: "pipe",
+    stdout: "pipe",
+  });
+  expect(build.exitCode).toBe(0);
+
+  const help = Bun.spawnSync([binary, "--help"], { stdout: "pipe" });
+  expect(help.exitCode).toBe(0);
+  const helpText = help.stdout.toString();
+  for (const command of ["serve", "migrate", "dev"])
+    expect(helpText).toMatch(new RegExp(`^\\s+${command}\\s`, "m"));
+
+  const bad = Bun.spawnSync([binary, "serve"], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? "", PORT: "eighty" },
+    stderr: "pipe",
+  });
+  expect(bad.exitCode).toBe(1);
+  expect(bad.stderr.toString().trim()).toBe(
+    'configuration error: PORT must be a port number 0-65535, got "eighty"',
+  );
+
+  const work = join(dir, "empty");
+  Bun.spawnSync(["mkdir", "-p", work]);
+  const port = freePort();
+  child = Bun.spawn([binary, "serve"], {
+    cwd: work,
+    env: { PATH: process.env.PATH ?? "", PORT: String(port), ADMIN_PORT: String(freePort()) },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let body: unknown;
+  for (let i = 0; i < 100 && body === undefined; i++) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      body = await res.json();
+    } catch {
+      await Bun.sleep(50);
+    }
+  }
+  expect(body).toEqual({ ok: true });
+  expect(existsSync(join(work, "data", "gateway.db"))).toBe(true);
+}, 60_000);
