@@ -140,8 +140,9 @@ export async function reachConsent(
   browser: Browser,
   username: string,
   p: { challenge: string; state: string },
+  clientId = CLIENT_ID,
 ) {
-  const toLogin = await browser.follow(authorizeUrl(stack, p), {
+  const toLogin = await browser.follow(authorizeUrl(stack, p, clientId), {
     until: (u) => u.pathname === "/login" || u.pathname === "/auth/consent",
   });
   if (toLogin.url.pathname === "/auth/consent")
@@ -168,9 +169,9 @@ export async function codeFrom(stack: Stack, browser: Browser, redirectTo: strin
 }
 
 /** The whole sign-in: returns the browser (holding the session cookie) and the token response. */
-export async function signIn(stack: Stack, username: string, browser = new Browser()) {
+export async function signIn(stack: Stack, username: string, browser = new Browser(), clientId = CLIENT_ID) {
   const p = await pkce();
-  const { challenge } = await reachConsent(stack, browser, username, p);
+  const { challenge } = await reachConsent(stack, browser, username, p, clientId);
   let callback: URL;
   if (challenge) {
     const accept = await browser.fetch(`${stack.url}/auth/consent/accept`, {
@@ -197,7 +198,7 @@ export async function signIn(stack: Stack, username: string, browser = new Brows
       code: callback.searchParams.get("code"),
       code_verifier: p.verifier,
       redirect_uri: stack.redirectUri,
-      client_id: CLIENT_ID,
+      client_id: clientId,
     }),
   });
   return { browser, token, body: (await token.json()) as Record<string, unknown> };

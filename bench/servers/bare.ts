@@ -1,0 +1,8 @@
+// The same-run ceiling: a bare Bun.serve answering the session report's JSON shape.
+const body = { authenticated: true, user_id: "bench-user" };
+const server = Bun.serve({
+  port: Number(process.env.PORT),
+  hostname: "127.0.0.1",
+  fetch: () => Response.json(body),
+});
+console.log(`ready ${server.port}`);

@@ -1,0 +1,49 @@
+/** Runs wrk (pinned to one core) and parses requests/s and latency percentiles from its --latency output. */
+export interface WrkResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: string;
+}
+
+function ms(text: string | undefined): number {
+  if (!text) return Number.NaN;
+  const match = /^([\d.]+)(us|ms|s)$/.exec(text.trim());
+  if (!match) return Number.NaN;
+  const value = Number(match[1]);
+  return match[2] === "us" ? value / 1000 : match[2] === "s" ? value * 1000 : value;
+}
+
+export async function ensureWrk(): Promise<void> {
+  if (Bun.which("wrk")) return;
+  console.log("wrk not found: installing Debian's wrk (apt-get install -y wrk)…");
+  const install = Bun.spawnSync(["apt-get", "install", "-y", "wrk"], { stdout: "ignore", stderr: "inherit" });
+  if (install.exitCode !== 0 || !Bun.which("wrk")) throw new Error("bench needs wrk: apt-get install -y wrk");
+}
+
+export interface WrkOptions {
+  url: string;
+  seconds: number;
+  connections: number;
+  headers?: Record<string, string>;
+  script?: string;
+  cpu?: string;
+}
+
+export async function runWrk(options: WrkOptions): Promise<WrkResult> {
+  const args = ["wrk", "-t1", `-c${options.connections}`, `-d${options.seconds}s`, "--latency"];
+  for (const [name, value] of Object.entries(options.headers ?? {})) args.push("-H", `${name}: ${value}`);
+  if (options.script) args.push("-s", options.script);
+  args.push(options.url);
+  const command = options.cpu && Bun.which("taskset") ? ["taskset", "-c", options.cpu, ...args] : args;
+  const proc = Bun.spawn(command, { stdout: "pipe", stderr: "pipe" });
+  const out = await new Response(proc.stdout).text();
+  await proc.exited;
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const p50 = ms(/^\s+50%\s+(\S+)/m.exec(out)?.[1]);
+  const p99 = ms(/^\s+99%\s+(\S+)/m.exec(out)?.[1]);
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  const errors = /Socket errors:.*$/m.exec(out)?.[0] ?? "";
+  return { rps, p50, p99, non2xx, errors };
+}
