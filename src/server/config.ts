@@ -125,10 +125,14 @@ export function loadConfig(env: Env = process.env): Config {
   };
 }
 
-/** `gateway dev`: the same validation, with development defaults under whatever the environment sets. */
-export function loadDevConfig(defaults: Env): Config {
+/**
+ * `gateway dev`: the same validation, with development defaults under whatever the environment sets,
+ * plus DEV_IDP_PORT (default 4444), the development identity provider's port.
+ */
+export function loadDevConfig(defaults: Env): Config & { devIdpPort: number } {
   const env: Env = { ...defaults };
-  for (const [key, value] of Object.entries(process.env))
+  for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && value !== "") env[key] = value;
-  return loadConfig(env);
+  }
+  return { ...loadConfig(env), devIdpPort: port(env, "DEV_IDP_PORT", 4444) };
 }

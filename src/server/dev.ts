@@ -7,8 +7,6 @@ import type { AppsFile } from "./apps/model.ts";
 import { loadDevConfig } from "./config.ts";
 import { startGateway } from "./serve.ts";
 
-export const DEV_IDP_PORT = 4444;
-
 export function devApps(gatewayUrl: string): AppsFile {
   return {
     apps: [
@@ -41,7 +39,7 @@ export async function runDev(): Promise<void> {
   const gatewayUrl = `http://${base.host}:${base.port}`;
   const apps = devApps(gatewayUrl);
   const idp = await startDevIdp({
-    port: Number(process.env.DEV_IDP_PORT ?? DEV_IDP_PORT),
+    port: base.devIdpPort,
     clients: apps.apps.flatMap((app) =>
       app.clients.map((c) => ({
         clientId: c.clientId,

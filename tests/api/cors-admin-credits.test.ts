@@ -1,0 +1,95 @@
+/** CORS for registered origins only, the admin listener's guard, and the welcome credit's uniqueness. */
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { balanceMicros, grantWelcomeCredit, hasWelcomeCredit } from "../../src/server/credits/ledger.ts";
+import { openStorage } from "../../src/server/db/open.ts";
+import { inProcess } from "../helpers/in-process.ts";
+import { tempDir } from "../helpers/stack.ts";
+
+const apps = {
+  apps: [
+    {
+      id: "web",
+      clients: [
+        {
+          clientId: "web",
+          redirectUris: ["http://localhost:5173/callback"],
+          origins: ["https://app.example.com"],
+        },
+      ],
+    },
+  ],
+};
+
+describe("CORS", async () => {
+  const gw = await inProcess({}, apps);
+
+  test("a registered origin gets credentials-enabled CORS and a preflight allowing the CSRF header", async () => {
+    const preflight = await gw.handle("/auth/refresh", {
+      method: "OPTIONS",
+      headers: {
+        origin: "http://localhost:5173",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "x-service-csrf",
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("http://localhost:5173");
+    expect(preflight.headers.get("access-control-allow-credentials")).toBe("true");
+    expect(preflight.headers.get("access-control-allow-headers")).toContain("x-service-csrf");
+    const get = await gw.handle("/auth/session", { headers: { origin: "https://app.example.com" } });
+    expect(get.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
+    const error = await gw.handle("/v1/me", { headers: { origin: "https://app.example.com" } });
+    expect(error.status).toBe(401);
+    expect(error.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
+  });
+
+  test("an unregistered origin gets no Access-Control-Allow-Origin", async () => {
+    const preflight = await gw.handle("/auth/refresh", {
+      method: "OPTIONS",
+      headers: { origin: "https://evil.example", "access-control-request-method": "POST" },
+    });
+    expect(preflight.headers.get("access-control-allow-origin")).toBeNull();
+    const get = await gw.handle("/auth/session", { headers: { origin: "https://evil.example" } });
+    expect(get.status).toBe(200);
+    expect(get.headers.get("access-control-allow-origin")).toBeNull();
+  });
+});
+
+describe("admin listener", () => {
+  test("503 admin_disabled without ADMIN_TOKEN", async () => {
+    const gw = await inProcess();
+    const res = await gw.admin("/admin/v1/overview", { headers: { authorization: "Bearer anything" } });
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ code: "admin_disabled" });
+  });
+
+  test("401 without or with a wrong token; the overview with the right one", async () => {
+    const gw = await inProcess({ ADMIN_TOKEN: "s3cret-admin" });
+    expect((await gw.admin("/admin/v1/overview")).status).toBe(401);
+    expect(
+      (await gw.admin("/admin/v1/overview", { headers: { authorization: "Bearer s3cret-admi" } })).status,
+    ).toBe(401);
+    const ok = await gw.admin("/admin/v1/overview", { headers: { authorization: "Bearer s3cret-admin" } });
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({ sessions: { active: 0 }, tokenCache: { hits: 0, misses: 0 } });
+  });
+});
+
+describe("welcome credit", () => {
+  test("two connections racing to grant it: exactly one row, one true", () => {
+    const path = join(tempDir(), "credits.db");
+    const a = openStorage(path);
+    const b = openStorage(path);
+    const results = [
+      grantWelcomeCredit(a, "racer", 5_000_000),
+      grantWelcomeCredit(b, "racer", 5_000_000),
+      grantWelcomeCredit(a, "racer", 5_000_000),
+    ];
+    expect(results).toEqual([true, false, false]);
+    expect(hasWelcomeCredit(b, "racer")).toBe(true);
+    expect(balanceMicros(a, "racer")).toBe(5_000_000);
+    const events = a.sqlite.query("select type, user_id from events where type = 'credit.welcome'").all();
+    expect(events).toEqual([{ type: "credit.welcome", user_id: "racer" }]);
+  });
+});

@@ -1,0 +1,68 @@
+/** `gateway dev`: the development provider and the gateway together; a person signs in from the landing page. */
+import { afterAll, expect, test } from "bun:test";
+import { join } from "node:path";
+import { LANDING_CLIENT_ID } from "../../src/server/landing.ts";
+import { CSRF, freePort, type Stack, signIn, tempDir } from "../helpers/stack.ts";
+
+const root = join(import.meta.dir, "../..");
+let child: ReturnType<typeof Bun.spawn> | undefined;
+afterAll(() => child?.kill());
+
+async function waitFor(url: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {}
+    await Bun.sleep(50);
+  }
+  throw new Error(`${url} never answered`);
+}
+
+test("dev starts both, prints the URLs, and the landing client signs in", async () => {
+  const port = freePort();
+  const idpPort = freePort();
+  const dir = tempDir("sg-dev-");
+  child = Bun.spawn(["bun", join(root, "src/server/main.ts"), "dev"], {
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH ?? "",
+      PORT: String(port),
+      ADMIN_PORT: String(freePort()),
+      DEV_IDP_PORT: String(idpPort),
+    },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/healthz`);
+
+  const landing = await fetch(`${url}/`);
+  expect(landing.headers.get("content-type")).toContain("text/html");
+  expect(await landing.text()).toContain("Sign in");
+  const script = await (await fetch(`${url}/landing.js`)).text();
+  expect(script).toContain(JSON.stringify(LANDING_CLIENT_ID));
+  expect(script).toContain("/auth/authorize");
+
+  const stackLike = {
+    url,
+    idp: { issuer: `http://127.0.0.1:${idpPort}` },
+    redirectUri: `${url}/`,
+  } as unknown as Stack;
+  const { browser, token } = await signIn(stackLike, "dev-person", undefined, LANDING_CLIENT_ID);
+  expect(token.status).toBe(200);
+  expect(await (await browser.fetch(`${url}/auth/session`)).json()).toEqual({
+    authenticated: true,
+    user_id: "dev-person",
+  });
+  const logout = await browser.fetch(`${url}/auth/logout`, { method: "POST", headers: CSRF, body: "{}" });
+  expect(logout.status).toBe(200);
+  expect(await (await browser.fetch(`${url}/auth/session`)).json()).toEqual({ authenticated: false });
+
+  child.kill();
+  const printed =
+    (await new Response(child.stdout as ReadableStream).text()) +
+    (await new Response(child.stderr as ReadableStream).text());
+  expect(printed).toContain(`gateway        ${url}/`);
+  expect(printed).toContain(`http://127.0.0.1:${idpPort}`);
+  expect(printed).toMatch(/NOT FOR PRODUCTION/);
+}, 60_000);
