@@ -8,7 +8,7 @@
  * its cookies are never cleared. Only the provider's `invalid_grant` ends a session.
  */
 import type { AppRegistry } from "../apps/registry.ts";
-import type { HydraClient, TokenSet } from "../idp/hydra.ts";
+import { type HydraClient, IdpUnavailable, type TokenSet } from "../idp/hydra.ts";
 import { sha256 } from "../lib/crypto.ts";
 import { Lru } from "../lib/lru.ts";
 import { type CookieSealer, readSealedValues, type SessionCookie } from "./seal.ts";
@@ -143,7 +143,9 @@ export class SessionService {
       cookie.rt!,
     );
     if (!result.ok) {
-      // invalid_grant (expired, revoked or reused token) and friends: the grant is gone, so is the session.
+      // invalid_grant: the token expired, was revoked or reused; the grant is gone, so is the session.
+      // Anything else (invalid_client, a provider hiccup) says nothing about the session: keep it.
+      if (result.error !== "invalid_grant") throw new IdpUnavailable(`refresh answered ${result.error}`);
       this.end(row.id, "refresh_invalid", null);
       return { kind: "ended" };
     }
