@@ -11,6 +11,7 @@ import type { Gateway } from "./gateway.ts";
 import { plumbing } from "./http/plumbing.ts";
 import { resolvePrincipal } from "./http/principal.ts";
 import { landingPage, landingScript } from "./landing.ts";
+import { resourceRoutes } from "./resources/routes.ts";
 
 export function buildPublicApp(gateway: Gateway) {
   return new Elysia()
@@ -20,6 +21,7 @@ export function buildPublicApp(gateway: Gateway) {
     .get("/landing.js", () => landingScript())
     .use(authRoutes(gateway))
     .use(consentRoutes(gateway))
+    .use(resourceRoutes(gateway))
     .get("/v1/me", async ({ request }) => {
       const shape = (p: { userId: string; clientId: string | undefined; appId: string; via: string }) => ({
         userId: p.userId,

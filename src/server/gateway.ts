@@ -2,11 +2,14 @@
  * The gateway's parts, wired once by `createGateway` and handed to the route builders. Tests build
  * one with their own config (a temporary SQLite file, the development provider's URLs).
  */
+import { Budgets } from "./apps/budgets.ts";
+import { activeDeployments, deployApp } from "./apps/deploy.ts";
 import type { AppRegistry } from "./apps/registry.ts";
 import { CookieSealer, deriveCookieKey } from "./auth/seal.ts";
 import { SessionStore } from "./auth/session-store.ts";
 import { SessionService } from "./auth/sessions.ts";
 import type { Config } from "./config.ts";
+import { DataSeam } from "./data/seam.ts";
 import { openStorage, type Storage } from "./db/open.ts";
 import { settings } from "./db/schema.ts";
 import { HydraClient } from "./idp/hydra.ts";
@@ -14,6 +17,8 @@ import { KratosClient } from "./idp/kratos.ts";
 import { TokenCache } from "./idp/token-cache.ts";
 import { randomId } from "./lib/crypto.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
+import { MembershipService } from "./resources/service.ts";
+import { ResourceStore } from "./resources/store.ts";
 
 /**
  * What consent acceptance does besides answering Hydra. The resources module fills `joinAppResource`
@@ -34,6 +39,9 @@ export interface Gateway {
   store: SessionStore;
   sessions: SessionService;
   consentHooks: ConsentHooks;
+  membership: MembershipService;
+  seam: DataSeam;
+  budgets: Budgets;
   log: Logger;
   startedAt: number;
   close(): void;
@@ -62,6 +70,13 @@ export async function createGateway({
   });
   const store = new SessionStore(storage);
   const cookieName = config.cookieSecure ? "__Host-sg_session" : "sg_session";
+  const resourceStore = new ResourceStore(storage);
+  const seam = new DataSeam(storage.sqlite, apps);
+  const membership = new MembershipService(storage, resourceStore, apps, seam);
+  // Deploy what the apps file declares; restore apps deployed through the admin API since.
+  const declared = new Set(apps.all.map((app) => app.id));
+  for (const app of activeDeployments(storage)) if (!declared.has(app.id)) apps.replaceApp(app);
+  for (const app of apps.all) deployApp(storage, resourceStore, apps, app);
   const sessions = new SessionService({
     store,
     sealer,
@@ -79,7 +94,14 @@ export async function createGateway({
     tokens: new TokenCache(hydra),
     store,
     sessions,
-    consentHooks: consentHooks ?? { joinAppResource: () => {} },
+    consentHooks: consentHooks ?? {
+      joinAppResource: (subject, clientId) => {
+        membership.joinAppResource(apps.appFor(clientId).id, subject);
+      },
+    },
+    membership,
+    seam,
+    budgets: new Budgets(apps),
     log,
     startedAt: Date.now(),
     close() {

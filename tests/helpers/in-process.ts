@@ -34,3 +34,30 @@ export async function inProcess(
     admin: (path, init) => adminApp.handle(new Request(`http://localhost${path}`, init)),
   };
 }
+
+/**
+ * Signs `userId` in without a provider: a real session row and a real sealed cookie (what POST
+ * /auth/token makes after a code exchange), so requests take the real cookie → principal path.
+ */
+export async function sessionFor(
+  gw: InProcess,
+  userId: string,
+  clientId = "web",
+): Promise<Record<string, string>> {
+  const { sealed } = await gw.gateway.sessions.start(
+    {
+      accessToken: `at-${userId}-${crypto.randomUUID()}`,
+      refreshToken: `rt-${crypto.randomUUID()}`,
+      idToken: undefined,
+      expiresIn: 3600,
+      scope: "openid",
+    },
+    userId,
+    clientId,
+  );
+  return {
+    cookie: `${gw.gateway.sessions.cookieName}=${sealed}`,
+    "x-service-csrf": "1",
+    "content-type": "application/json",
+  };
+}

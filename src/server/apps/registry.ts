@@ -5,6 +5,7 @@
  * and /auth/token, their redirect URIs are enforced, and their origins are the CORS allow-list.
  */
 import { Value } from "@sinclair/typebox/value";
+import type { GrantableRole } from "../resources/roles.ts";
 import { type AppDef, type AppsFile, AppsFileModel, type ClientDef } from "./model.ts";
 
 export const DEFAULT_APPS: AppsFile = {
@@ -62,34 +63,69 @@ export interface ClientLookup {
   client: ClientDef | undefined;
 }
 
-export class AppRegistry {
-  private readonly byClient = new Map<string, ClientLookup>();
-  private readonly origins = new Set<string>();
-  private readonly openApp: AppDef | undefined;
+export interface TypeConfig {
+  defaultRole: GrantableRole;
+  visibility: "members" | "unlisted" | "discoverable";
+  grantCeiling: GrantableRole;
+  reserved: boolean;
+}
 
-  constructor(readonly file: AppsFile) {
-    for (const app of file.apps) {
+/** The reserved type of each app's own resource, which consent joins users to. */
+export const APP_RESOURCE_TYPE = "_app";
+
+/**
+ * The apps in force: from the apps file at start-up, replaced one app at a time by a deploy. Lookups
+ * (client → app, CORS origins, type configuration) always read the latest deployment.
+ */
+export class AppRegistry {
+  private readonly apps = new Map<string, AppDef>();
+  private byClient = new Map<string, ClientLookup>();
+  private origins = new Set<string>();
+
+  constructor(file: AppsFile) {
+    for (const app of file.apps) this.apps.set(app.id, app);
+    this.reindex();
+  }
+
+  get all(): AppDef[] {
+    return [...this.apps.values()];
+  }
+
+  app(appId: string): AppDef | undefined {
+    return this.apps.get(appId);
+  }
+
+  /** Installs a new version of one app (a deploy). */
+  replaceApp(app: AppDef): void {
+    this.apps.set(app.id, app);
+    this.reindex();
+  }
+
+  private reindex(): void {
+    this.byClient = new Map();
+    this.origins = new Set();
+    for (const app of this.apps.values()) {
       for (const client of app.clients) {
         this.byClient.set(client.clientId, { app, client });
         for (const uri of [...client.redirectUris, ...(client.origins ?? [])])
           this.origins.add(new URL(uri).origin);
       }
     }
-    // The built-in default app (no clients listed) accepts any client id.
-    this.openApp = file.apps.find((app) => app.clients.length === 0);
   }
 
   /** The app and client for a client id, or undefined when the client is not accepted. */
   lookupClient(clientId: string): ClientLookup | undefined {
-    return (
-      this.byClient.get(clientId) ?? (this.openApp ? { app: this.openApp, client: undefined } : undefined)
-    );
+    const found = this.byClient.get(clientId);
+    if (found) return found;
+    // The built-in default app (no clients listed) accepts any client id.
+    for (const app of this.apps.values()) if (app.clients.length === 0) return { app, client: undefined };
+    return undefined;
   }
 
   /** The caller's app: its client's app, or the first app when the client is unknown (userinfo fallback). */
   appFor(clientId: string | undefined): AppDef {
     const found = clientId ? this.lookupClient(clientId) : undefined;
-    return found?.app ?? this.file.apps[0]!;
+    return found?.app ?? this.apps.values().next().value!;
   }
 
   isAllowedOrigin(origin: string): boolean {
@@ -99,5 +135,33 @@ export class AppRegistry {
   /** True when the redirect URI is acceptable for the client (exact string match, as Hydra compares). */
   isRegisteredRedirect(lookup: ClientLookup, redirectUri: string): boolean {
     return lookup.client === undefined || lookup.client.redirectUris.includes(redirectUri);
+  }
+
+  /**
+   * A type's configuration with CONTRACT §3's defaults, or undefined for an unknown type. `_app` is
+   * always reserved and members-only; only its defaultRole (and ceiling) may be set by the file.
+   */
+  typeConfig(appId: string, type: string): TypeConfig | undefined {
+    const declared = this.apps.get(appId)?.types?.[type];
+    if (type === APP_RESOURCE_TYPE) {
+      return {
+        defaultRole: declared?.defaultRole ?? "writer",
+        visibility: "members",
+        grantCeiling: declared?.grantCeiling ?? "admin",
+        reserved: true,
+      };
+    }
+    if (!declared) return undefined;
+    return {
+      defaultRole: declared.defaultRole ?? "writer",
+      visibility: declared.visibility ?? "members",
+      grantCeiling: declared.grantCeiling ?? "admin",
+      reserved: declared.reserved ?? false,
+    };
+  }
+
+  /** The onMemberRemove policy of a shared table (default `remove`). */
+  memberRemovePolicy(appId: string, table: string): "remove" | "hide" | "retain" {
+    return this.apps.get(appId)?.sharedTables?.[table]?.onMemberRemove ?? "remove";
   }
 }

@@ -16,7 +16,8 @@ import { migrationJournal, migrationSql } from "./migrations.gen.ts";
 import * as schema from "./schema.ts";
 
 export type Db = ReturnType<typeof drizzle<typeof schema>>;
-export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+/** Inside `writeTx` the same drizzle handle is used: one connection, so every query joins the transaction. */
+export type Tx = Db;
 
 export interface Storage {
   sqlite: Database;
@@ -38,7 +39,7 @@ export function openStorage(path: string): Storage {
   return {
     sqlite,
     db,
-    writeTx: (fn) => db.transaction(fn as (tx: Tx) => any, { behavior: "immediate" }),
+    writeTx: (fn) => sqlite.transaction(() => fn(db)).immediate(),
     close: () => sqlite.close(),
   };
 }

@@ -4,7 +4,7 @@
  * tokens (to recognise the one that was just rotated), the tokens themselves live in the sealed cookie.
  */
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /** Key/value settings the gateway owns, e.g. the generated cookie-sealing secret. */
 export const settings = sqliteTable("settings", {
@@ -62,4 +62,103 @@ export const events = sqliteTable(
     at: integer("at").notNull(),
   },
   (t) => [index("events_user").on(t.userId)],
+);
+
+/** One row per deploy of an app's configuration; the newest row per app is the active one. */
+export const deployments = sqliteTable(
+  "deployments",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    appId: text("app_id").notNull(),
+    config: text("config").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("deployments_app").on(t.appId, t.id)],
+);
+
+/**
+ * Resources: the permission, billing and sharing boundary. `owner_id` is a user id, or `app:<id>` for
+ * the app's `_app` resource and its statics. `member_count` counts active members and is kept by the
+ * same transaction that changes membership (a COUNT per read was two thirds of a naive read's cost).
+ */
+export const resources = sqliteTable(
+  "resources",
+  {
+    /** Stable integer key (a rowid alias, so VACUUM never renumbers it): the FTS index's rowid. */
+    seq: integer("seq").primaryKey(),
+    id: text("id").notNull().unique(),
+    appId: text("app_id").notNull(),
+    type: text("type").notNull(),
+    name: text("name").notNull(),
+    visibility: text("visibility", { enum: ["members", "public"] }).notNull(),
+    discoverable: integer("discoverable", { mode: "boolean" }).notNull(),
+    ownerId: text("owner_id").notNull(),
+    slug: text("slug"),
+    memberCount: integer("member_count").notNull().default(0),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    index("resources_browse").on(t.appId, t.discoverable, t.createdAt, t.id),
+    index("resources_browse_type").on(t.appId, t.type, t.discoverable, t.createdAt, t.id),
+    uniqueIndex("resources_slug").on(t.appId, t.type, t.slug).where(sql`slug IS NOT NULL`),
+  ],
+);
+
+/** Membership rows: one per (resource, user), in state invited, requested or active. */
+export const members = sqliteTable(
+  "members",
+  {
+    resourceId: text("resource_id")
+      .notNull()
+      .references(() => resources.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull(),
+    appId: text("app_id").notNull(),
+    role: text("role", { enum: ["reader", "writer", "admin", "owner"] }).notNull(),
+    state: text("state", { enum: ["invited", "requested", "active"] }).notNull(),
+    invitedBy: text("invited_by"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.resourceId, t.userId] }),
+    index("members_user").on(t.userId, t.state),
+    index("members_inviter").on(t.appId, t.invitedBy, t.state),
+  ],
+);
+
+/** The data seam: which rows are linked into which resource by which member (CONTRACT §6). */
+export const resourceLinks = sqliteTable(
+  "resource_links",
+  {
+    resourceId: text("resource_id")
+      .notNull()
+      .references(() => resources.id, { onDelete: "cascade" }),
+    tableName: text("table_name").notNull(),
+    rowId: text("row_id").notNull(),
+    contributorId: text("contributor_id").notNull(),
+    hidden: integer("hidden", { mode: "boolean" }).notNull().default(false),
+    data: text("data"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.resourceId, t.tableName, t.rowId] }),
+    index("resource_links_contributor").on(t.resourceId, t.contributorId),
+  ],
+);
+
+/** `retain` copies: rows that became the resource's own when their contributor left or was removed. */
+export const retainedRows = sqliteTable(
+  "retained_rows",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    resourceId: text("resource_id")
+      .notNull()
+      .references(() => resources.id, { onDelete: "cascade" }),
+    tableName: text("table_name").notNull(),
+    rowId: text("row_id").notNull(),
+    fromUserId: text("from_user_id").notNull(),
+    data: text("data"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("retained_rows_resource").on(t.resourceId)],
 );

@@ -5,7 +5,12 @@
  * 500 `internal` with a request id that is also in the log line.
  */
 
+import type { RefusalCode } from "../resources/transitions.ts";
+
 export type ErrorCode =
+  | RefusalCode
+  | "unknown_type"
+  | "reserved_type"
   | "invalid_json"
   | "invalid_request"
   | "payload_too_large"

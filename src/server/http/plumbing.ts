@@ -57,7 +57,7 @@ export function plumbing(options: { apps?: AppRegistry; log: Logger }) {
       if (!contentType.startsWith("application/json")) return;
       const text = await request.text();
       if (text.length > MAX_BODY_BYTES) throw errors.tooLarge();
-      if (text.trim() === "") return null;
+      if (text.trim() === "") return {};
       try {
         return JSON.parse(text);
       } catch {

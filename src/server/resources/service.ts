@@ -1,0 +1,289 @@
+/**
+ * The membership service: each operation is one write transaction that loads the rows, asks the pure
+ * rules (`transitions.ts`) what happens, applies the answer with `store.ts`, applies onMemberRemove
+ * through the data seam, keeps `member_count`, and appends one event row. Routes stay thin.
+ */
+import type { AppRegistry, TypeConfig } from "../apps/registry.ts";
+import type { DataSeam } from "../data/seam.ts";
+import type { Storage } from "../db/open.ts";
+import { appendEvent } from "../events/log.ts";
+import { ApiError } from "../http/errors.ts";
+import type { Principal } from "../http/principal.ts";
+import type { MemberRow, ResourceRow, ResourceStore } from "./store.ts";
+import { type Change, decide, type RefusalCode, type ResourceFacts, type Trigger } from "./transitions.ts";
+import { type VisibilityEnum, visibilityPair } from "./views.ts";
+
+const MESSAGES: Record<RefusalCode | "unknown_type" | "reserved_type", string> = {
+  forbidden: "You are not allowed to do that on this resource.",
+  not_found: "No such resource.",
+  invalid_role: "role must be reader, writer or admin.",
+  role_above_ceiling: "That role is above what you may grant on this resource.",
+  already_member: "That user is already a member.",
+  already_pending: "That user already has a pending invite or request.",
+  too_many_pending_invites: "You already have 50 pending invites in this app.",
+  no_pending_invite: "There is no pending invite to accept or reject.",
+  no_pending_request: "There is no pending request from that user.",
+  not_public: "This resource is members-only: ask for an invite or send a request.",
+  pending_membership: "You have a pending invite or request here: accept it instead.",
+  target_is_owner: "The owner cannot be changed or removed.",
+  insufficient_rank: "You can only act on members below your own role.",
+  owner_cannot_leave: "The owner cannot leave the resource.",
+  not_a_member: "Not a member of this resource.",
+  app_resource_undeletable: "The app resource cannot be deleted.",
+  unknown_type: "Unknown resource type.",
+  reserved_type: "This resource type is reserved.",
+};
+
+export const notFound = () => new ApiError(404, "not_found", MESSAGES.not_found);
+const refusal = (code: keyof typeof MESSAGES, status: number) => new ApiError(status, code, MESSAGES[code]);
+
+const EVENT: Record<Trigger["kind"], string> = {
+  invite: "member.invited",
+  request: "member.requested",
+  acceptInvite: "member.accepted",
+  acceptRequest: "member.accepted",
+  rejectInvite: "member.rejected",
+  rejectRequest: "member.rejected",
+  join: "member.joined",
+  autoJoin: "member.auto_joined",
+  setRole: "member.role_changed",
+  remove: "member.removed",
+  leave: "member.left",
+  delete: "resource.deleted",
+};
+
+/** Who may see a resource at all: active members, the invited user, anyone if public (else 404). */
+export function canSee(
+  resource: Pick<ResourceRow, "visibility">,
+  membership?: Pick<MemberRow, "state"> | null,
+): boolean {
+  return (
+    resource.visibility === "public" || membership?.state === "active" || membership?.state === "invited"
+  );
+}
+
+export interface CreateResourceOptions {
+  type: string;
+  name: string;
+  visibility?: VisibilityEnum;
+}
+
+export class MembershipService {
+  constructor(
+    private readonly storage: Storage,
+    readonly store: ResourceStore,
+    private readonly apps: AppRegistry,
+    private readonly seam: DataSeam,
+  ) {}
+
+  typeOf(appId: string, type: string): TypeConfig {
+    return (
+      this.apps.typeConfig(appId, type) ?? {
+        defaultRole: "writer",
+        visibility: "members",
+        grantCeiling: "admin",
+        reserved: false,
+      }
+    );
+  }
+
+  facts(resource: ResourceRow): ResourceFacts {
+    const type = this.typeOf(resource.appId, resource.type);
+    return {
+      isPublic: resource.visibility === "public",
+      isAppResource: resource.type === "_app",
+      defaultRole: type.defaultRole,
+      grantCeiling: type.grantCeiling,
+    };
+  }
+
+  createResource(principal: Principal, options: CreateResourceOptions): ResourceRow {
+    const type = this.apps.typeConfig(principal.appId, options.type);
+    if (!type) throw refusal("unknown_type", 404);
+    if (type.reserved) throw refusal("reserved_type", 403);
+    const now = Date.now();
+    const row: ResourceRow = {
+      seq: 0,
+      id: Bun.randomUUIDv7(),
+      appId: principal.appId,
+      type: options.type,
+      name: options.name,
+      ...visibilityPair(options.visibility ?? type.visibility),
+      ownerId: principal.userId,
+      slug: null,
+      memberCount: 1,
+      createdAt: now,
+    };
+    this.storage.writeTx((tx) => {
+      this.store.insertResource(row);
+      this.store.insertMember({
+        resourceId: row.id,
+        userId: principal.userId,
+        appId: principal.appId,
+        role: "owner",
+        state: "active",
+        invitedBy: null,
+        createdAt: now,
+        updatedAt: now,
+      });
+      appendEvent(tx, {
+        type: "resource.created",
+        actor: principal.userId,
+        resourceId: row.id,
+        userId: principal.userId,
+        data: { type: row.type },
+      });
+    });
+    return row;
+  }
+
+  /**
+   * Runs one membership transition in one write transaction. `targetUserId` names the member acted on
+   * (invite, acceptRequest, rejectRequest, setRole, remove); otherwise the caller is the subject.
+   */
+  transition(principal: Principal, resourceId: string, trigger: Trigger, targetUserId?: string): Change {
+    return this.storage.writeTx((tx) => {
+      const resource = this.store.getResource(resourceId);
+      if (!resource || resource.appId !== principal.appId) throw notFound();
+      const actor = this.store.getMembership(resourceId, principal.userId);
+      if (trigger.kind === "delete" && resource.type === "_app")
+        throw refusal("app_resource_undeletable", 403);
+      // Request and join answer for resources the caller cannot see (seed: members-only join is 403).
+      if (trigger.kind !== "request" && trigger.kind !== "join" && !canSee(resource, actor)) throw notFound();
+      const target =
+        targetUserId === undefined ? undefined : this.store.getMembership(resourceId, targetUserId);
+      const input: Trigger =
+        trigger.kind === "invite"
+          ? {
+              ...trigger,
+              pendingInvitesOfActor: this.store.countPendingInvites(resource.appId, principal.userId),
+            }
+          : trigger;
+      const decision = decide(this.facts(resource), input, actor, target);
+      if (!decision.ok) throw refusal(decision.code, decision.status);
+      const subject = targetUserId ?? principal.userId;
+      const before = targetUserId === undefined ? actor : target;
+      this.apply(resource, decision.change, subject, before, principal.userId);
+      if (decision.change.kind !== "none") {
+        appendEvent(tx, {
+          type: EVENT[trigger.kind],
+          actor: principal.userId,
+          resourceId,
+          userId: subject,
+          data:
+            "role" in decision.change
+              ? { role: decision.change.role }
+              : before
+                ? { was: before.state }
+                : undefined,
+        });
+      }
+      return decision.change;
+    });
+  }
+
+  /** Applies a decided change. Call only inside a write transaction. */
+  apply(
+    resource: ResourceRow,
+    change: Change,
+    userId: string,
+    before: MemberRow | undefined,
+    actorId: string,
+  ): void {
+    const now = Date.now();
+    switch (change.kind) {
+      case "add":
+        this.store.insertMember({
+          resourceId: resource.id,
+          userId,
+          appId: resource.appId,
+          role: change.role,
+          state: change.state,
+          invitedBy: change.state === "invited" ? actorId : null,
+          createdAt: now,
+          updatedAt: now,
+        });
+        if (change.state === "active") this.becameActive(resource.id, userId);
+        return;
+      case "activate":
+        this.store.updateMember(resource.id, userId, change.role, "active", now);
+        this.becameActive(resource.id, userId);
+        return;
+      case "setRole":
+        this.store.updateMember(resource.id, userId, change.role, "active", now);
+        return;
+      case "drop":
+        this.store.deleteMember(resource.id, userId);
+        if (before?.state === "active") this.store.addToCount(resource.id, -1);
+        if (change.policies) this.seam.applyMemberRemoval(resource.appId, resource.id, userId, now);
+        return;
+      case "deleteResource":
+        // Members, links and retained copies go with it (foreign keys ON DELETE CASCADE).
+        this.store.deleteResource(resource.id);
+        return;
+      case "none":
+        return;
+    }
+  }
+
+  private becameActive(resourceId: string, userId: string): void {
+    this.store.addToCount(resourceId, 1);
+    this.seam.restoreOnRejoin(resourceId, userId);
+  }
+
+  /**
+   * The data seam's check for a write (CONTRACT §6): an active member may write (the returned role lets
+   * the data service decide what that role may do); a non-member of a public resource joins at the
+   * type's default role in this same transaction; members-only and pending callers are refused.
+   * `write` runs inside the transaction after the check, so the write and its auto-join commit together.
+   */
+  authorizeWrite(
+    resourceId: string,
+    userId: string,
+    write?: (resource: ResourceRow) => void,
+  ): { role: string; joined: boolean } {
+    return this.storage.writeTx((tx) => {
+      const resource = this.store.getResource(resourceId);
+      if (!resource) throw notFound();
+      const actor = this.store.getMembership(resourceId, userId);
+      const decision = decide(this.facts(resource), { kind: "autoJoin" }, actor);
+      if (!decision.ok) throw refusal(decision.code, decision.status);
+      const change = decision.change;
+      if (change.kind === "add") {
+        this.apply(resource, change, userId, undefined, userId);
+        appendEvent(tx, {
+          type: EVENT.autoJoin,
+          actor: userId,
+          resourceId,
+          userId,
+          data: { role: change.role },
+        });
+      }
+      write?.(resource);
+      return { role: change.kind === "add" ? change.role : actor!.role, joined: change.kind === "add" };
+    });
+  }
+
+  /** Consent's side effect: the subject joins the app's `_app` resource at its default role (idempotent). */
+  joinAppResource(appId: string, userId: string): boolean {
+    return this.storage.writeTx((tx) => {
+      const resource = this.store.findStatic(appId, "_app", "_app");
+      if (!resource) return false;
+      const current = this.store.getMembership(resource.id, userId);
+      if (current?.state === "active") return false;
+      const role = this.typeOf(appId, "_app").defaultRole;
+      const change: Change = current
+        ? { kind: "activate", role: current.role }
+        : { kind: "add", state: "active", role };
+      this.apply(resource, change, userId, current, userId);
+      appendEvent(tx, {
+        type: "member.joined",
+        actor: userId,
+        resourceId: resource.id,
+        userId,
+        data: { via: "consent" },
+      });
+      return true;
+    });
+  }
+}

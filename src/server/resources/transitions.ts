@@ -1,0 +1,178 @@
+/**
+ * Every membership and lifecycle transition of the seed's tables (and CONTRACT §4's decisions) as one
+ * pure function: (resource, trigger, actor, target) → the change to make, or a typed refusal. It reads
+ * no clock and no database: `service.ts` loads the rows inside the write transaction, asks here, and
+ * applies the answer in that same transaction, so two racing requests cannot both pass a check.
+ */
+import { canActOn, canGrant, type GrantableRole, isAdmin, isGrantableRole, type Role } from "./roles.ts";
+
+export type MemberState = "invited" | "requested" | "active";
+export interface Membership {
+  role: Role;
+  state: MemberState;
+}
+
+export interface ResourceFacts {
+  /** Public = unlisted or discoverable. */
+  isPublic: boolean;
+  isAppResource: boolean;
+  defaultRole: GrantableRole;
+  grantCeiling: GrantableRole;
+}
+
+export type Trigger =
+  | { kind: "invite"; role?: unknown; pendingInvitesOfActor: number }
+  | { kind: "request"; role?: unknown }
+  | { kind: "acceptInvite" }
+  | { kind: "acceptRequest" }
+  | { kind: "rejectInvite" }
+  | { kind: "rejectRequest" }
+  | { kind: "join" }
+  | { kind: "autoJoin" }
+  | { kind: "setRole"; role?: unknown }
+  | { kind: "remove" }
+  | { kind: "leave" }
+  | { kind: "delete"; actorIsOwner: boolean };
+
+export type RefusalCode =
+  | "forbidden"
+  | "not_found"
+  | "invalid_role"
+  | "role_above_ceiling"
+  | "already_member"
+  | "already_pending"
+  | "too_many_pending_invites"
+  | "no_pending_invite"
+  | "no_pending_request"
+  | "not_public"
+  | "pending_membership"
+  | "target_is_owner"
+  | "insufficient_rank"
+  | "owner_cannot_leave"
+  | "not_a_member"
+  | "app_resource_undeletable";
+
+export type Change =
+  /** A new membership row (invite, request, join, auto-join). */
+  | { kind: "add"; state: MemberState; role: GrantableRole }
+  /** A pending row becomes active at its role. */
+  | { kind: "activate"; role: Role }
+  | { kind: "setRole"; role: GrantableRole }
+  /** The row goes; `policies` says whether onMemberRemove applies (only when an active member leaves). */
+  | { kind: "drop"; policies: boolean }
+  | { kind: "deleteResource" }
+  | { kind: "none" };
+
+export type Decision = { ok: true; change: Change } | { ok: false; code: RefusalCode; status: number };
+
+/** The HTTP status of each refusal (CONTRACT §4). */
+export const REFUSAL_STATUS: Record<RefusalCode, number> = {
+  forbidden: 403,
+  not_found: 404,
+  invalid_role: 400,
+  role_above_ceiling: 403,
+  already_member: 409,
+  already_pending: 409,
+  too_many_pending_invites: 429,
+  no_pending_invite: 404,
+  no_pending_request: 404,
+  not_public: 403,
+  pending_membership: 409,
+  target_is_owner: 403,
+  insufficient_rank: 403,
+  owner_cannot_leave: 403,
+  not_a_member: 404,
+  app_resource_undeletable: 403,
+};
+
+export const MAX_PENDING_INVITES = 50;
+
+const ok = (change: Change): Decision => ({ ok: true, change });
+const no = (code: RefusalCode, status = REFUSAL_STATUS[code]): Decision => ({ ok: false, code, status });
+
+/**
+ * @param actor  the caller's membership in the resource, if any
+ * @param target the membership of the user acted on (invite, acceptRequest, rejectRequest, setRole,
+ *               remove), if any; for triggers about the caller it is ignored
+ */
+export function decide(
+  resource: ResourceFacts,
+  trigger: Trigger,
+  actor?: Membership,
+  target?: Membership,
+): Decision {
+  const actorActive = actor?.state === "active";
+  const actorAdmin = actorActive && isAdmin(actor.role);
+  switch (trigger.kind) {
+    case "invite": {
+      if (!actorAdmin) return no("forbidden");
+      const role = trigger.role ?? resource.defaultRole;
+      if (!isGrantableRole(role)) return no("invalid_role");
+      if (!canGrant(actor.role, role, resource.grantCeiling)) return no("role_above_ceiling");
+      if (target?.state === "active") return no("already_member");
+      if (target) return no("already_pending");
+      if (trigger.pendingInvitesOfActor >= MAX_PENDING_INVITES) return no("too_many_pending_invites");
+      return ok({ kind: "add", state: "invited", role });
+    }
+    case "request": {
+      if (actorActive) return no("already_member");
+      if (actor) return no("already_pending");
+      const role = trigger.role ?? resource.defaultRole;
+      if (!isGrantableRole(role)) return no("invalid_role");
+      return ok({ kind: "add", state: "requested", role });
+    }
+    case "acceptInvite":
+      return actor?.state === "invited"
+        ? ok({ kind: "activate", role: actor.role })
+        : no("no_pending_invite");
+    case "rejectInvite":
+      return actor?.state === "invited" ? ok({ kind: "drop", policies: false }) : no("no_pending_invite");
+    case "acceptRequest": {
+      if (!actorAdmin) return no("forbidden");
+      if (target?.state !== "requested") return no("no_pending_request");
+      const role = target.role as GrantableRole;
+      if (!canGrant(actor.role, role, resource.grantCeiling)) return no("role_above_ceiling");
+      return ok({ kind: "activate", role });
+    }
+    case "rejectRequest":
+      if (!actorAdmin) return no("forbidden");
+      return target?.state === "requested" ? ok({ kind: "drop", policies: false }) : no("no_pending_request");
+    case "join":
+      // A pending invite or request is never resolved by a join: accept it instead.
+      if (actorActive) return ok({ kind: "none" });
+      if (actor) return no("pending_membership");
+      if (!resource.isPublic) return no("not_public");
+      return ok({ kind: "add", state: "active", role: resource.defaultRole });
+    case "autoJoin":
+      // The first write against a public resource joins; reads never do (the data seam asks only on writes).
+      if (actorActive) return ok({ kind: "none" });
+      if (actor) return no("pending_membership", 403);
+      if (!resource.isPublic) return no("forbidden");
+      return ok({ kind: "add", state: "active", role: resource.defaultRole });
+    case "setRole": {
+      if (!actorAdmin) return no("forbidden");
+      if (!isGrantableRole(trigger.role)) return no("invalid_role");
+      if (target?.state !== "active") return no("not_a_member");
+      const refusal = canActOn(actor.role, target.role);
+      if (refusal) return no(refusal);
+      if (!canGrant(actor.role, trigger.role, resource.grantCeiling)) return no("role_above_ceiling");
+      return ok({ kind: "setRole", role: trigger.role });
+    }
+    case "remove": {
+      if (!actorAdmin) return no("forbidden");
+      if (!target) return no("not_a_member");
+      if (target.role === "owner") return no("target_is_owner");
+      if (target.state !== "active") return ok({ kind: "drop", policies: false }); // cancels the invite or request
+      const refusal = canActOn(actor.role, target.role);
+      return refusal ? no(refusal) : ok({ kind: "drop", policies: true });
+    }
+    case "leave": {
+      if (!actor) return no("not_a_member");
+      if (actor.role === "owner") return no("owner_cannot_leave");
+      return ok({ kind: "drop", policies: actorActive });
+    }
+    case "delete":
+      if (resource.isAppResource) return no("app_resource_undeletable");
+      return trigger.actorIsOwner ? ok({ kind: "deleteResource" }) : no("forbidden");
+  }
+}

@@ -1,0 +1,318 @@
+/**
+ * decide() against the seed's "States and transitions" tables and CONTRACT §4: readable rows for each
+ * line of the spec, then the whole matrix (trigger × actor × target × resource facts × role argument)
+ * against an oracle written here from the spec, independent of roles.ts.
+ */
+import { describe, expect, test } from "bun:test";
+import type { Role } from "../../src/server/resources/roles.ts";
+import {
+  type Change,
+  type Decision,
+  decide,
+  type Membership,
+  type RefusalCode,
+  type ResourceFacts,
+  type Trigger,
+} from "../../src/server/resources/transitions.ts";
+
+type Grantable = "reader" | "writer" | "admin";
+const GRANTABLE: Grantable[] = ["reader", "writer", "admin"];
+const LEVEL: Record<Role, number> = { reader: 1, writer: 2, admin: 3, owner: 4 };
+/** Statuses from CONTRACT §4 (and, where it is silent, the code's choice: see the report). */
+const STATUS: Record<RefusalCode, number> = {
+  forbidden: 403,
+  not_found: 404,
+  invalid_role: 400,
+  role_above_ceiling: 403,
+  already_member: 409,
+  already_pending: 409,
+  too_many_pending_invites: 429,
+  no_pending_invite: 404,
+  no_pending_request: 404,
+  not_public: 403,
+  pending_membership: 409,
+  target_is_owner: 403,
+  insufficient_rank: 403,
+  owner_cannot_leave: 403,
+  not_a_member: 404,
+  app_resource_undeletable: 403,
+};
+
+const allow = (change: Change): Decision => ({ ok: true, change });
+const refuse = (code: RefusalCode, status = STATUS[code]): Decision => ({ ok: false, code, status });
+const active = (role: Role): Membership => ({ state: "active", role });
+const invited = (role: Role): Membership => ({ state: "invited", role });
+const requested = (role: Role): Membership => ({ state: "requested", role });
+const facts = (over: Partial<ResourceFacts> = {}): ResourceFacts => ({
+  isPublic: true,
+  isAppResource: false,
+  defaultRole: "writer",
+  grantCeiling: "admin",
+  ...over,
+});
+const MEMBERS_ONLY = { isPublic: false };
+const APP = { isAppResource: true, isPublic: false };
+
+// ---------------------------------------------------------------------------------------------------
+// Oracle: the spec's rules, one trigger at a time. Order of checks where the spec is silent follows
+// the code's choice (listed in the report).
+// ---------------------------------------------------------------------------------------------------
+const isGrantable = (x: unknown): x is Grantable => x === "reader" || x === "writer" || x === "admin";
+/** "role within grant ceiling" and "above the caller's own role: role_above_ceiling". */
+const mayGrant = (actor: Role, role: Grantable, ceiling: Grantable) =>
+  LEVEL[role] <= LEVEL[ceiling] && LEVEL[role] <= LEVEL[actor];
+
+function oracle(r: ResourceFacts, t: Trigger, actor?: Membership, target?: Membership): Decision {
+  const admin = actor?.state === "active" && LEVEL[actor.role] >= LEVEL.admin ? actor : undefined;
+  const rankRefusal = (a: Role, tg: Role): RefusalCode | undefined =>
+    tg === "owner" ? "target_is_owner" : LEVEL[tg] >= LEVEL[a] ? "insufficient_rank" : undefined;
+  switch (t.kind) {
+    case "invite": {
+      if (!admin) return refuse("forbidden");
+      const role = t.role ?? r.defaultRole;
+      if (!isGrantable(role)) return refuse("invalid_role");
+      if (!mayGrant(admin.role, role, r.grantCeiling)) return refuse("role_above_ceiling");
+      if (target?.state === "active") return refuse("already_member");
+      if (target) return refuse("already_pending");
+      if (t.pendingInvitesOfActor >= 50) return refuse("too_many_pending_invites");
+      return allow({ kind: "add", state: "invited", role });
+    }
+    case "request": {
+      if (actor?.state === "active") return refuse("already_member");
+      if (actor) return refuse("already_pending");
+      const role = t.role ?? r.defaultRole;
+      if (!isGrantable(role)) return refuse("invalid_role");
+      return allow({ kind: "add", state: "requested", role });
+    }
+    case "acceptInvite":
+      return actor?.state === "invited"
+        ? allow({ kind: "activate", role: actor.role })
+        : refuse("no_pending_invite");
+    case "rejectInvite":
+      return actor?.state === "invited"
+        ? allow({ kind: "drop", policies: false })
+        : refuse("no_pending_invite");
+    case "acceptRequest":
+      if (!admin) return refuse("forbidden");
+      if (target?.state !== "requested") return refuse("no_pending_request");
+      if (!isGrantable(target.role) || !mayGrant(admin.role, target.role, r.grantCeiling))
+        return refuse("role_above_ceiling");
+      return allow({ kind: "activate", role: target.role });
+    case "rejectRequest":
+      if (!admin) return refuse("forbidden");
+      return target?.state === "requested"
+        ? allow({ kind: "drop", policies: false })
+        : refuse("no_pending_request");
+    case "join":
+    case "autoJoin":
+      if (actor?.state === "active") return allow({ kind: "none" });
+      if (actor) return refuse("pending_membership", t.kind === "join" ? 409 : 403);
+      if (!r.isPublic) return refuse(t.kind === "join" ? "not_public" : "forbidden");
+      return allow({ kind: "add", state: "active", role: r.defaultRole });
+    case "setRole": {
+      if (!admin) return refuse("forbidden");
+      if (!isGrantable(t.role)) return refuse("invalid_role");
+      if (target?.state !== "active") return refuse("not_a_member");
+      const refusal = rankRefusal(admin.role, target.role);
+      if (refusal) return refuse(refusal);
+      if (!mayGrant(admin.role, t.role, r.grantCeiling)) return refuse("role_above_ceiling");
+      return allow({ kind: "setRole", role: t.role });
+    }
+    case "remove": {
+      if (!admin) return refuse("forbidden");
+      if (!target) return refuse("not_a_member");
+      if (target.role === "owner") return refuse("target_is_owner");
+      if (target.state !== "active") return allow({ kind: "drop", policies: false });
+      const refusal = rankRefusal(admin.role, target.role);
+      return refusal ? refuse(refusal) : allow({ kind: "drop", policies: true });
+    }
+    case "leave":
+      if (!actor) return refuse("not_a_member");
+      if (actor.role === "owner") return refuse("owner_cannot_leave");
+      return allow({ kind: "drop", policies: actor.state === "active" });
+    case "delete":
+      if (r.isAppResource) return refuse("app_resource_undeletable");
+      return t.actorIsOwner ? allow({ kind: "deleteResource" }) : refuse("forbidden");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Readable rows: one per line of the seed's tables and CONTRACT §4, then the code's choices.
+// ---------------------------------------------------------------------------------------------------
+type Row = [
+  name: string,
+  over: Partial<ResourceFacts>,
+  trigger: Trigger,
+  actor?: Membership,
+  target?: Membership,
+];
+// biome-ignore format: one row per spec line reads better as a table
+const rows: Array<[...Row, Decision]> = [
+  // Seed membership table
+  ["invite: admin invites a non-member", {}, { kind: "invite", role: "reader", pendingInvitesOfActor: 0 }, active("admin"), undefined, allow({ kind: "add", state: "invited", role: "reader" })],
+  ["invite: no role → the type's defaultRole", { defaultRole: "reader" }, { kind: "invite", pendingInvitesOfActor: 0 }, active("owner"), undefined, allow({ kind: "add", state: "invited", role: "reader" })],
+  ["invite: owner invites at admin (default ceiling admin)", {}, { kind: "invite", role: "admin", pendingInvitesOfActor: 0 }, active("owner"), undefined, allow({ kind: "add", state: "invited", role: "admin" })],
+  ["invite: writer caller → forbidden", {}, { kind: "invite", role: "reader", pendingInvitesOfActor: 0 }, active("writer"), undefined, refuse("forbidden", 403)],
+  ["invite: above ceiling → role_above_ceiling", { grantCeiling: "writer" }, { kind: "invite", role: "admin", pendingInvitesOfActor: 0 }, active("owner"), undefined, refuse("role_above_ceiling", 403)],
+  ["invite: default role above ceiling → role_above_ceiling", { defaultRole: "admin", grantCeiling: "reader" }, { kind: "invite", pendingInvitesOfActor: 0 }, active("admin"), undefined, refuse("role_above_ceiling", 403)],
+  ["invite: 49 pending → allowed", {}, { kind: "invite", role: "writer", pendingInvitesOfActor: 49 }, active("admin"), undefined, allow({ kind: "add", state: "invited", role: "writer" })],
+  ["invite: 50 pending → too_many_pending_invites", {}, { kind: "invite", role: "writer", pendingInvitesOfActor: 50 }, active("admin"), undefined, refuse("too_many_pending_invites", 429)],
+  ["request: non-member asks at the defaultRole", { defaultRole: "writer" }, { kind: "request" }, undefined, undefined, allow({ kind: "add", state: "requested", role: "writer" })],
+  ["request: non-member asks at a given role", {}, { kind: "request", role: "reader" }, undefined, undefined, allow({ kind: "add", state: "requested", role: "reader" })],
+  ["accept (empty body): invited user → active at the invited role", {}, { kind: "acceptInvite" }, invited("admin"), undefined, allow({ kind: "activate", role: "admin" })],
+  ["accept {userId}: admin accepts a request → active at the requested role", {}, { kind: "acceptRequest" }, active("admin"), requested("writer"), allow({ kind: "activate", role: "writer" })],
+  ["join: public resource → active at the defaultRole", { defaultRole: "reader" }, { kind: "join" }, undefined, undefined, allow({ kind: "add", state: "active", role: "reader" })],
+  ["join: idempotent for an active member", {}, { kind: "join" }, active("writer"), undefined, allow({ kind: "none" })],
+  ["auto-join: first write on a public resource → active at the defaultRole", { defaultRole: "admin" }, { kind: "autoJoin" }, undefined, undefined, allow({ kind: "add", state: "active", role: "admin" })],
+  ["auto-join: never resolves a pending invite", {}, { kind: "autoJoin" }, invited("writer"), undefined, refuse("pending_membership", 403)],
+  ["auto-join: never resolves a pending request", {}, { kind: "autoJoin" }, requested("writer"), undefined, refuse("pending_membership", 403)],
+  ["setRole: admin replaces a writer's role", {}, { kind: "setRole", role: "reader" }, active("admin"), active("writer"), allow({ kind: "setRole", role: "reader" })],
+  ["setRole: target is the owner", {}, { kind: "setRole", role: "reader" }, active("admin"), active("owner"), refuse("target_is_owner", 403)],
+  ["setRole: target is a peer", {}, { kind: "setRole", role: "reader" }, active("admin"), active("admin"), refuse("insufficient_rank", 403)],
+  ["setRole: above the ceiling", { grantCeiling: "writer" }, { kind: "setRole", role: "admin" }, active("owner"), active("reader"), refuse("role_above_ceiling", 403)],
+  ["leave: active member → ended, policies applied", {}, { kind: "leave" }, active("admin"), undefined, allow({ kind: "drop", policies: true })],
+  ["leave: the owner cannot leave", {}, { kind: "leave" }, active("owner"), undefined, refuse("owner_cannot_leave", 403)],
+  ["remove: admin removes a writer, policies applied", {}, { kind: "remove" }, active("admin"), active("writer"), allow({ kind: "drop", policies: true })],
+  ["remove: target is the owner", {}, { kind: "remove" }, active("admin"), active("owner"), refuse("target_is_owner", 403)],
+  ["remove: target is a peer", {}, { kind: "remove" }, active("admin"), active("admin"), refuse("insufficient_rank", 403)],
+  ["reject: own invite", {}, { kind: "rejectInvite" }, invited("reader"), undefined, allow({ kind: "drop", policies: false })],
+  ["reject {userId}: admin rejects a request", {}, { kind: "rejectRequest" }, active("owner"), requested("admin"), allow({ kind: "drop", policies: false })],
+  ["join: members-only → not_public", MEMBERS_ONLY, { kind: "join" }, undefined, undefined, refuse("not_public", 403)],
+  // Seed resource lifecycle
+  ["delete: the owner deletes", {}, { kind: "delete", actorIsOwner: true }, active("owner"), undefined, allow({ kind: "deleteResource" })],
+  ["delete: _app is undeletable even for the owner", APP, { kind: "delete", actorIsOwner: true }, active("owner"), undefined, refuse("app_resource_undeletable", 403)],
+  ["delete: _app checked before the owner check", APP, { kind: "delete", actorIsOwner: false }, active("admin"), undefined, refuse("app_resource_undeletable", 403)],
+  ["delete: an admin is not the owner", {}, { kind: "delete", actorIsOwner: false }, active("admin"), undefined, refuse("forbidden", 403)],
+  // CONTRACT §4
+  ["invite role 'owner' → invalid_role", {}, { kind: "invite", role: "owner", pendingInvitesOfActor: 0 }, active("owner"), undefined, refuse("invalid_role", 400)],
+  ["invite role 3 → invalid_role", {}, { kind: "invite", role: 3, pendingInvitesOfActor: 0 }, active("owner"), undefined, refuse("invalid_role", 400)],
+  ["setRole role 'root' → invalid_role", {}, { kind: "setRole", role: "root" }, active("owner"), active("writer"), refuse("invalid_role", 400)],
+  ["setRole role 'owner' → invalid_role", {}, { kind: "setRole", role: "owner" }, active("owner"), active("admin"), refuse("invalid_role", 400)],
+  ["setRole without role → invalid_role", {}, { kind: "setRole" }, active("owner"), active("admin"), refuse("invalid_role", 400)],
+  ["invite an active member → already_member", {}, { kind: "invite", pendingInvitesOfActor: 0 }, active("admin"), active("reader"), refuse("already_member", 409)],
+  ["invite an invited user → already_pending", {}, { kind: "invite", pendingInvitesOfActor: 0 }, active("admin"), invited("reader"), refuse("already_pending", 409)],
+  ["invite a requesting user → already_pending", {}, { kind: "invite", pendingInvitesOfActor: 0 }, active("admin"), requested("reader"), refuse("already_pending", 409)],
+  ["accept, no body, no invite → no_pending_invite", {}, { kind: "acceptInvite" }, undefined, undefined, refuse("no_pending_invite", 404)],
+  ["accept, no body, own request only → no_pending_invite", {}, { kind: "acceptInvite" }, requested("writer"), undefined, refuse("no_pending_invite", 404)],
+  ["accept own invite at a role above today's ceiling: the invited role", { grantCeiling: "reader" }, { kind: "acceptInvite" }, invited("admin"), undefined, allow({ kind: "activate", role: "admin" })],
+  ["accept {userId}: requested role above ceiling → role_above_ceiling", { grantCeiling: "writer" }, { kind: "acceptRequest" }, active("owner"), requested("admin"), refuse("role_above_ceiling", 403)],
+  ["owner setRole on the owner (itself) → target_is_owner", {}, { kind: "setRole", role: "admin" }, active("owner"), active("owner"), refuse("target_is_owner", 403)],
+  ["remove a pending invite → cancelled, no policies", {}, { kind: "remove" }, active("admin"), invited("reader"), allow({ kind: "drop", policies: false })],
+  ["remove a pending request → cancelled, no policies", {}, { kind: "remove" }, active("admin"), requested("writer"), allow({ kind: "drop", policies: false })],
+  ["leave while invited → withdraws, no policies", {}, { kind: "leave" }, invited("writer"), undefined, allow({ kind: "drop", policies: false })],
+  ["leave while requesting → withdraws, no policies", {}, { kind: "leave" }, requested("admin"), undefined, allow({ kind: "drop", policies: false })],
+  ["leave as a non-member → not_a_member", {}, { kind: "leave" }, undefined, undefined, refuse("not_a_member", 404)],
+  ["join with a pending invite → pending_membership 409", {}, { kind: "join" }, invited("writer"), undefined, refuse("pending_membership", 409)],
+  ["join with a pending request → pending_membership 409", {}, { kind: "join" }, requested("reader"), undefined, refuse("pending_membership", 409)],
+  ["caller below admin: acceptRequest", {}, { kind: "acceptRequest" }, active("writer"), requested("reader"), refuse("forbidden", 403)],
+  ["caller below admin: rejectRequest", {}, { kind: "rejectRequest" }, active("reader"), requested("reader"), refuse("forbidden", 403)],
+  ["caller below admin: setRole", {}, { kind: "setRole", role: "reader" }, active("writer"), active("reader"), refuse("forbidden", 403)],
+  ["caller below admin: remove", {}, { kind: "remove" }, active("writer"), active("reader"), refuse("forbidden", 403)],
+  ["a pending admin is not an admin yet: invite", {}, { kind: "invite", pendingInvitesOfActor: 0 }, invited("admin"), undefined, refuse("forbidden", 403)],
+  ["a non-member is not an admin: remove", {}, { kind: "remove" }, undefined, active("reader"), refuse("forbidden", 403)],
+  // Where the spec is silent: the code's choices
+  ["choice: request allowed on a members-only resource", MEMBERS_ONLY, { kind: "request" }, undefined, undefined, allow({ kind: "add", state: "requested", role: "writer" })],
+  ["choice: request above the ceiling is accepted; the ceiling applies at accept", { grantCeiling: "reader" }, { kind: "request", role: "admin" }, undefined, undefined, allow({ kind: "add", state: "requested", role: "admin" })],
+  ["choice: request role 'owner' → invalid_role", {}, { kind: "request", role: "owner" }, undefined, undefined, refuse("invalid_role", 400)],
+  ["choice: request by an active member → already_member", {}, { kind: "request" }, active("reader"), undefined, refuse("already_member", 409)],
+  ["choice: request while invited → already_pending", {}, { kind: "request" }, invited("reader"), undefined, refuse("already_pending", 409)],
+  ["choice: setRole on a pending user → not_a_member", {}, { kind: "setRole", role: "reader" }, active("admin"), invited("writer"), refuse("not_a_member", 404)],
+  ["choice: setRole on a non-member → not_a_member", {}, { kind: "setRole", role: "reader" }, active("admin"), undefined, refuse("not_a_member", 404)],
+  ["choice: remove a non-member → not_a_member", {}, { kind: "remove" }, active("admin"), undefined, refuse("not_a_member", 404)],
+  ["choice: remove of a pending admin skips the rank check", {}, { kind: "remove" }, active("admin"), invited("admin"), allow({ kind: "drop", policies: false })],
+  ["choice: rejectRequest with no request → no_pending_request 404", {}, { kind: "rejectRequest" }, active("admin"), undefined, refuse("no_pending_request", 404)],
+  ["choice: acceptRequest of an invited user → no_pending_request 404", {}, { kind: "acceptRequest" }, active("admin"), invited("reader"), refuse("no_pending_request", 404)],
+  ["choice: auto-join on members-only → forbidden 403", MEMBERS_ONLY, { kind: "autoJoin" }, undefined, undefined, refuse("forbidden", 403)],
+  ["choice: auto-join of an active reader → none", {}, { kind: "autoJoin" }, active("reader"), undefined, allow({ kind: "none" })],
+  ["choice: join by an active member of a members-only resource → none", MEMBERS_ONLY, { kind: "join" }, active("writer"), undefined, allow({ kind: "none" })],
+  ["choice: join while pending on members-only → pending_membership first", MEMBERS_ONLY, { kind: "join" }, invited("writer"), undefined, refuse("pending_membership", 409)],
+  ["choice: invite checks the role before the target", {}, { kind: "invite", role: "root", pendingInvitesOfActor: 50 }, active("admin"), active("reader"), refuse("invalid_role", 400)],
+  ["choice: invite checks the target before the pending count", {}, { kind: "invite", pendingInvitesOfActor: 50 }, active("admin"), invited("reader"), refuse("already_pending", 409)],
+  ["choice: setRole checks the role before the target", {}, { kind: "setRole", role: 3 }, active("admin"), active("owner"), refuse("invalid_role", 400)],
+  ["choice: setRole checks rank before the ceiling", { grantCeiling: "reader" }, { kind: "setRole", role: "admin" }, active("admin"), active("admin"), refuse("insufficient_rank", 403)],
+  ["choice: invite role null is treated as absent", { defaultRole: "reader" }, { kind: "invite", role: null, pendingInvitesOfActor: 0 }, active("admin"), undefined, allow({ kind: "add", state: "invited", role: "reader" })],
+];
+
+describe("decide: rows from the seed and CONTRACT §4", () => {
+  for (const [name, over, trigger, actor, target, want] of rows) {
+    test(name, () => {
+      expect(decide(facts(over), trigger, actor, target)).toEqual(want);
+      expect(oracle(facts(over), trigger, actor, target)).toEqual(want); // the oracle agrees with the rows
+    });
+  }
+});
+
+// ---------------------------------------------------------------------------------------------------
+// The full matrix.
+// ---------------------------------------------------------------------------------------------------
+const MEMBERSHIPS: Array<Membership | undefined> = [
+  undefined,
+  ...GRANTABLE.map(invited),
+  ...GRANTABLE.map(requested),
+  ...(["reader", "writer", "admin", "owner"] as const).map(active),
+].map((m) => (m ? Object.freeze(m) : m));
+const ALL_FACTS: ResourceFacts[] = [];
+for (const isPublic of [true, false])
+  for (const isAppResource of [false, true])
+    for (const defaultRole of GRANTABLE)
+      for (const grantCeiling of GRANTABLE)
+        ALL_FACTS.push(Object.freeze({ isPublic, isAppResource, defaultRole, grantCeiling }));
+const ROLE_ARGS: unknown[] = [
+  undefined,
+  "reader",
+  "writer",
+  "admin",
+  "owner",
+  3,
+  "root",
+  "",
+  "Admin",
+  null,
+  {},
+];
+const TRIGGERS: Record<Trigger["kind"], Trigger[]> = {
+  invite: ROLE_ARGS.flatMap((role) =>
+    [0, 49, 50].map((n) => ({ kind: "invite" as const, role, pendingInvitesOfActor: n })),
+  ),
+  request: ROLE_ARGS.map((role) => ({ kind: "request" as const, role })),
+  acceptInvite: [{ kind: "acceptInvite" }],
+  acceptRequest: [{ kind: "acceptRequest" }],
+  rejectInvite: [{ kind: "rejectInvite" }],
+  rejectRequest: [{ kind: "rejectRequest" }],
+  join: [{ kind: "join" }],
+  autoJoin: [{ kind: "autoJoin" }],
+  setRole: ROLE_ARGS.map((role) => ({ kind: "setRole" as const, role })),
+  remove: [{ kind: "remove" }],
+  leave: [{ kind: "leave" }],
+  delete: [
+    { kind: "delete", actorIsOwner: true },
+    { kind: "delete", actorIsOwner: false },
+  ],
+};
+const label = (m?: Membership) => (m ? `${m.state} ${m.role}` : "non-member");
+
+describe("decide: every trigger × actor × target × resource facts × role argument", () => {
+  let cells = 0;
+  for (const [kind, triggers] of Object.entries(TRIGGERS)) {
+    for (const actor of MEMBERSHIPS) {
+      test(`${kind} by ${label(actor)}`, () => {
+        const mismatches: string[] = [];
+        for (const trigger of triggers)
+          for (const target of MEMBERSHIPS)
+            for (const r of ALL_FACTS) {
+              cells++;
+              const got = decide(r, trigger, actor, target);
+              const want = oracle(r, trigger, actor, target);
+              if (!Bun.deepEquals(got, want) && mismatches.length < 10)
+                mismatches.push(JSON.stringify({ r, trigger, target: label(target), got, want }));
+            }
+        expect(mismatches).toEqual([]);
+      });
+    }
+  }
+  test("covered every cell", () => {
+    const perTrigger = MEMBERSHIPS.length ** 2 * ALL_FACTS.length;
+    const triggerCount = Object.values(TRIGGERS).reduce((n, ts) => n + ts.length, 0);
+    expect(cells).toBe(perTrigger * triggerCount);
+  });
+});
