@@ -20,7 +20,7 @@ CREATE TABLE `members` (
 );
 --> statement-breakpoint
 CREATE INDEX `members_user` ON `members` (`user_id`,`state`);--> statement-breakpoint
-CREATE INDEX `members_inviter` ON `members` (`app_id`,`invited_by`,`state`);--> statement-breakpoint
+CREATE INDEX `members_pending_invites` ON `members` (`app_id`,`invited_by`) WHERE state = 'invited';--> statement-breakpoint
 CREATE TABLE `resource_links` (
 	`resource_id` text NOT NULL,
 	`table_name` text NOT NULL,

@@ -122,7 +122,8 @@ export const members = sqliteTable(
   (t) => [
     primaryKey({ columns: [t.resourceId, t.userId] }),
     index("members_user").on(t.userId, t.state),
-    index("members_inviter").on(t.appId, t.invitedBy, t.state),
+    // The 50-pending-invites cap counts this inviter's open invites in an app: only those rows are indexed.
+    index("members_pending_invites").on(t.appId, t.invitedBy).where(sql`state = 'invited'`),
   ],
 );
 
