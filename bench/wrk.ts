@@ -28,6 +28,8 @@ export interface WrkOptions {
   connections: number;
   headers?: Record<string, string>;
   script?: string;
+  /** Arguments for the Lua script (after `--`). */
+  args?: string[];
   cpu?: string;
 }
 
@@ -36,6 +38,7 @@ export async function runWrk(options: WrkOptions): Promise<WrkResult> {
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push("-H", `${name}: ${value}`);
   if (options.script) args.push("-s", options.script);
   args.push(options.url);
+  if (options.args?.length) args.push("--", ...options.args);
   const command = options.cpu && Bun.which("taskset") ? ["taskset", "-c", options.cpu, ...args] : args;
   const proc = Bun.spawn(command, { stdout: "pipe", stderr: "pipe" });
   const out = await new Response(proc.stdout).text();

@@ -142,7 +142,9 @@ export class AppRegistry {
    * always reserved and members-only; only its defaultRole (and ceiling) may be set by the file.
    */
   typeConfig(appId: string, type: string): TypeConfig | undefined {
-    const declared = this.apps.get(appId)?.types?.[type];
+    const types = this.apps.get(appId)?.types;
+    // Own keys only: "constructor" or "__proto__" are not resource types.
+    const declared = types && Object.hasOwn(types, type) ? types[type] : undefined;
     if (type === APP_RESOURCE_TYPE) {
       return {
         defaultRole: declared?.defaultRole ?? "writer",
@@ -162,6 +164,7 @@ export class AppRegistry {
 
   /** The onMemberRemove policy of a shared table (default `remove`). */
   memberRemovePolicy(appId: string, table: string): "remove" | "hide" | "retain" {
-    return this.apps.get(appId)?.sharedTables?.[table]?.onMemberRemove ?? "remove";
+    const tables = this.apps.get(appId)?.sharedTables;
+    return (tables && Object.hasOwn(tables, table) ? tables[table]?.onMemberRemove : undefined) ?? "remove";
   }
 }

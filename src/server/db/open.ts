@@ -36,10 +36,12 @@ export function openStorage(path: string): Storage {
   sqlite.exec("PRAGMA foreign_keys = ON");
   const db = drizzle({ client: sqlite, schema });
   migrate(db);
+  // Built once: wrapping a new function per call would cost more than a short transaction itself.
+  const immediate = sqlite.transaction((fn: (tx: Tx) => unknown) => fn(db));
   return {
     sqlite,
     db,
-    writeTx: (fn) => sqlite.transaction(() => fn(db)).immediate(),
+    writeTx: <T>(fn: (tx: Tx) => T) => immediate.immediate(fn) as T,
     close: () => sqlite.close(),
   };
 }

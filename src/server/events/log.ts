@@ -4,8 +4,8 @@
  * event stream) which then read new rows by id; listeners never receive uncommitted data.
  */
 
+import type { Statement } from "bun:sqlite";
 import type { Tx } from "../db/open.ts";
-import { events } from "../db/schema.ts";
 
 export type EventType =
   | "session.created"
@@ -25,17 +25,28 @@ export interface EventInput {
 }
 
 export function appendEvent(tx: Tx, event: EventInput, at = Date.now()): void {
-  tx.insert(events)
-    .values({
-      type: event.type,
-      actor: event.actor ?? null,
-      resourceId: event.resourceId ?? null,
-      userId: event.userId ?? null,
-      data: event.data ? JSON.stringify(event.data) : null,
-      at,
-    })
-    .run();
+  insertStatement(tx).run(
+    event.type,
+    event.actor ?? null,
+    event.resourceId ?? null,
+    event.userId ?? null,
+    event.data ? JSON.stringify(event.data) : null,
+    at,
+  );
   scheduleNotify();
+}
+
+// Prepared once per connection: events are appended on every write, so they must be cheap.
+const statements = new WeakMap<object, Statement>();
+function insertStatement(tx: Tx): Statement {
+  let statement = statements.get(tx.$client);
+  if (!statement) {
+    statement = tx.$client.prepare(
+      "INSERT INTO events (type, actor, resource_id, user_id, data, at) VALUES (?, ?, ?, ?, ?, ?)",
+    );
+    statements.set(tx.$client, statement);
+  }
+  return statement;
 }
 
 type Listener = () => void;

@@ -148,8 +148,13 @@ export class MembershipService {
       const actor = this.store.getMembership(resourceId, principal.userId);
       if (trigger.kind === "delete" && resource.type === "_app")
         throw refusal("app_resource_undeletable", 403);
-      // Request and join answer for resources the caller cannot see (seed: members-only join is 403).
-      if (trigger.kind !== "request" && trigger.kind !== "join" && !canSee(resource, actor)) throw notFound();
+      // Request and join answer for resources the caller cannot see (seed: members-only join is 403),
+      // and a pending requester may always withdraw (leave).
+      const exempt =
+        trigger.kind === "request" ||
+        trigger.kind === "join" ||
+        (trigger.kind === "leave" && actor !== undefined);
+      if (!exempt && !canSee(resource, actor)) throw notFound();
       const target =
         targetUserId === undefined ? undefined : this.store.getMembership(resourceId, targetUserId);
       const input: Trigger =
