@@ -299,8 +299,8 @@ export function seedResources(options: SeedOptions): SeedResult {
           sqlite.exec("DROP INDEX members_user");
 
           const resHead =
-            "INSERT INTO resources (seq, id, app_id, type, name, visibility, discoverable, owner_id, member_count, created_at)";
-          const resTuple = "(?,?,?,?,?,?,?,?,?,?)";
+            "INSERT INTO resources (seq, id, app_id, type, name, name_fold, visibility, discoverable, owner_id, member_count, created_at)";
+          const resTuple = "(?,?,?,?,?,?,?,?,?,?,?)";
           const resBatch = batchInsert(sqlite, resHead, resTuple, RESOURCE_BATCH);
           const resOne = batchInsert(sqlite, resHead, resTuple, 1);
           const params: (string | number)[] = [];
@@ -312,6 +312,7 @@ export function seedResources(options: SeedOptions): SeedResult {
               appId,
               d ? "album" : "team",
               names[i]!,
+              names[i]!.toLowerCase(),
               d ? "public" : "members",
               d ? 1 : 0,
               userId(owners[i]!),

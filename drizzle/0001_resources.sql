@@ -40,6 +40,7 @@ CREATE TABLE `resources` (
 	`app_id` text NOT NULL,
 	`type` text NOT NULL,
 	`name` text NOT NULL,
+	`name_fold` text NOT NULL,
 	`visibility` text NOT NULL,
 	`discoverable` integer NOT NULL,
 	`owner_id` text NOT NULL,

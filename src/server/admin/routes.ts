@@ -11,7 +11,7 @@ import { ApiError, errors } from "../http/errors.ts";
 import { safeEqual } from "../lib/crypto.ts";
 import { notFound } from "../resources/service.ts";
 
-const Id = t.String({ minLength: 1, maxLength: 256, pattern: "^[^\\u0000-\\u001f\\u007f]+$" });
+const Id = t.String({ minLength: 1, maxLength: 256, pattern: "^[^\\u0000-\\u001f\\u007f-\\u009f]+$" });
 
 export function adminRoutes(gateway: Gateway) {
   const token = gateway.config.adminToken;

@@ -90,6 +90,8 @@ export const resources = sqliteTable(
     appId: text("app_id").notNull(),
     type: text("type").notNull(),
     name: text("name").notNull(),
+    /** The name lower-cased by JavaScript: browse's LIKE walk compares it, since SQLite's LIKE folds ASCII only. */
+    nameFold: text("name_fold").notNull(),
     visibility: text("visibility", { enum: ["members", "public"] }).notNull(),
     discoverable: integer("discoverable", { mode: "boolean" }).notNull(),
     ownerId: text("owner_id").notNull(),

@@ -58,11 +58,17 @@ export function plumbing(options: { apps?: AppRegistry; log: Logger }) {
       const text = await request.text();
       if (text.length > MAX_BODY_BYTES) throw errors.tooLarge();
       if (text.trim() === "") return {};
+      let body: unknown;
       try {
-        return JSON.parse(text);
+        body = JSON.parse(text);
       } catch {
         throw errors.invalidJson();
       }
+      // Every JSON body this API takes is an object; an array or a bare scalar is refused here.
+      if (typeof body !== "object" || body === null || Array.isArray(body)) {
+        throw errors.invalidRequest("body", "must be a JSON object");
+      }
+      return body;
     })
     .onError({ as: "global" }, ({ error, code, set, request }) => {
       let apiError: ApiError;

@@ -9,7 +9,7 @@ import { type Principal, resolvePrincipal } from "../http/principal.ts";
 import { canSee, notFound } from "./service.ts";
 import { browseItem, decodeCursor, encodeCursor, resourceView } from "./views.ts";
 
-const NO_CONTROL = "^[^\\u0000-\\u001f\\u007f]+$";
+const NO_CONTROL = "^[^\\u0000-\\u001f\\u007f-\\u009f]+$";
 const UserId = t.String({ minLength: 1, maxLength: 256, pattern: NO_CONTROL });
 const Role = t.String({ minLength: 1, maxLength: 32 });
 const Visibility = t.Union([t.Literal("members"), t.Literal("unlisted"), t.Literal("discoverable")]);

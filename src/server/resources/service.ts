@@ -277,8 +277,9 @@ export class MembershipService {
       const current = this.store.getMembership(resource.id, userId);
       if (current?.state === "active") return false;
       const role = this.typeOf(appId, "_app").defaultRole;
+      // A pending invite keeps the role an admin offered; a self-made request is not granted its role.
       const change: Change = current
-        ? { kind: "activate", role: current.role }
+        ? { kind: "activate", role: current.state === "invited" ? current.role : role }
         : { kind: "add", state: "active", role };
       this.apply(resource, change, userId, current, userId);
       appendEvent(tx, {

@@ -2,14 +2,19 @@
  * Storage for resources and memberships: every SQL statement of the module, prepared once (a query
  * built per request costs 3× its execution). Reads run freely on the WAL snapshot; the write helpers
  * here are only ever called inside `storage.writeTx`, by service.ts, next to the checks they depend on.
+ *
+ * Resource rows and single memberships are cached in memory (bounded LRUs): this process is the only
+ * writer, and every write helper below evicts what it changes, so a cached row is never stale. Reads
+ * made inside a write transaction bypass the cache, so a rolled-back write can never be cached.
  */
 import type { Database, Statement } from "bun:sqlite";
 import type { Storage } from "../db/open.ts";
 import type { members, resources } from "../db/schema.ts";
+import { Lru } from "../lib/lru.ts";
 import type { Role } from "./roles.ts";
 import type { MemberState } from "./transitions.ts";
 
-export type ResourceRow = typeof resources.$inferSelect;
+export type ResourceRow = Omit<typeof resources.$inferSelect, "nameFold">;
 export type MemberRow = typeof members.$inferSelect;
 export type ResourceWithMembership = ResourceRow & {
   memberRole: Role | null;
@@ -40,12 +45,15 @@ export interface BrowseRow {
   createdAt: number;
 }
 
-/** Above this many FTS matches a LIKE walk down the (created_at, id) index finds a page sooner. */
-export const FTS_MATCH_LIMIT = 2000;
+/** How many index rows a LIKE walk may visit before browse switches to the FTS index. */
+export const LIKE_WINDOW = 1000;
 
 export class ResourceStore {
   private readonly sqlite: Database;
   private readonly cache = new Map<string, Statement>();
+  private readonly resourceCache = new Lru<string, ResourceRow>(50_000);
+  /** Keyed by resource id + "\n" + user id; null records "not a member" (most readers of public resources). */
+  private readonly memberCache = new Lru<string, MemberRow | null>(200_000);
 
   constructor(storage: Storage) {
     this.sqlite = storage.sqlite;
@@ -61,19 +69,21 @@ export class ResourceStore {
   }
 
   getResource(id: string): ResourceRow | undefined {
-    return (
-      (this.q(`SELECT ${RESOURCE_COLUMNS} FROM resources WHERE id = ?`).get(id) as ResourceRow | undefined) ??
-      undefined
-    );
+    const cached = this.resourceCache.get(id);
+    if (cached) return cached;
+    const row =
+      (this.q(`SELECT ${RESOURCE_COLUMNS} FROM resources WHERE id = ?`).get(id) as ResourceRow | null) ??
+      undefined;
+    if (row && !this.sqlite.inTransaction) this.resourceCache.set(id, row);
+    return row;
   }
 
-  /** The hot read: a resource and the caller's membership in one statement. */
+  /** The hot read: a resource and the caller's membership (both usually from memory). */
   getResourceFor(id: string, userId: string): ResourceWithMembership | undefined {
-    const row = this.q(
-      `SELECT ${resourceColumns("r.")}, m.role AS memberRole, m.state AS memberState
-       FROM resources r LEFT JOIN members m ON m.resource_id = r.id AND m.user_id = ? WHERE r.id = ?`,
-    ).get(userId, id) as ResourceWithMembership | null;
-    return row ?? undefined;
+    const resource = this.getResource(id);
+    if (!resource) return undefined;
+    const membership = this.getMembership(id, userId);
+    return { ...resource, memberRole: membership?.role ?? null, memberState: membership?.state ?? null };
   }
 
   findStatic(appId: string, type: string, slug: string): ResourceRow | undefined {
@@ -87,12 +97,16 @@ export class ResourceStore {
   }
 
   getMembership(resourceId: string, userId: string): MemberRow | undefined {
-    return (
+    const key = `${resourceId}\n${userId}`;
+    const cached = this.memberCache.get(key);
+    if (cached !== undefined) return cached ?? undefined;
+    const row =
       (this.q(
         `SELECT resource_id AS resourceId, user_id AS userId, app_id AS appId, role, state, invited_by AS invitedBy,
        created_at AS createdAt, updated_at AS updatedAt FROM members WHERE resource_id = ? AND user_id = ?`,
-      ).get(resourceId, userId) as MemberRow | null) ?? undefined
-    );
+      ).get(resourceId, userId) as MemberRow | null) ?? undefined;
+    if (!this.sqlite.inTransaction) this.memberCache.set(key, row ?? null);
+    return row;
   }
 
   listMembers(resourceId: string): Array<{ userId: string; role: Role; state: MemberState; since: number }> {
@@ -117,48 +131,84 @@ export class ResourceStore {
     return row.n;
   }
 
-  /** Keyset page of discoverable resources, newest first. Picks FTS or an index walk per query. */
+  /**
+   * Keyset page of discoverable resources, newest first, along the (app, [type,] discoverable,
+   * created_at, id) index. With a name `query` the cost depends on how common the term is, so:
+   * first walk at most LIKE_WINDOW index rows with LIKE (a common term fills the page at once); if that
+   * does not fill the page, the term is rare, and the FTS5 trigram index finds its few rows directly
+   * (cost grows with the number of matches, not the table). Both return identical rows.
+   */
   browse(query: BrowseQuery): BrowseRow[] {
-    const params: Array<string | number | null> = [query.appId, query.type ?? null];
-    let filter = "";
-    if (query.query) {
-      if (query.query.length >= 3 && this.ftsMatches(query.query) <= FTS_MATCH_LIMIT) {
-        filter = "AND seq IN (SELECT rowid FROM resources_fts WHERE resources_fts MATCH ?)";
-        params.push(ftsPhrase(query.query));
-      } else {
-        filter = "AND name LIKE ? ESCAPE '\\'";
-        params.push(`%${query.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-      }
-    }
+    if (!query.query) return this.browsePage(query, "", []);
+    const pattern = `%${query.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    if (query.query.length < 3) return this.browsePage(query, "AND name_fold LIKE ? ESCAPE '\\'", [pattern]);
+    const windowed = this.browseWindow(query, pattern);
+    if (windowed.length >= query.limit) return windowed;
+    return this.browseFts(query);
+  }
+
+  private browsePage(query: BrowseQuery, filter: string, filterParams: string[]): BrowseRow[] {
     const keyset = query.after ? "AND (created_at, id) < (?, ?)" : "";
-    if (query.after) params.push(query.after.createdAt, query.after.id);
-    params.push(query.limit);
     const typeFilter = query.type === undefined ? "AND ?2 IS NULL" : "AND type = ?2";
     return this.q(
       `SELECT id, type, name, member_count AS memberCount, created_at AS createdAt FROM resources
        WHERE app_id = ?1 ${typeFilter} AND discoverable = 1 ${filter} ${keyset}
        ORDER BY created_at DESC, id DESC LIMIT ?`,
-    ).all(...params) as BrowseRow[];
+    ).all(
+      query.appId,
+      query.type ?? null,
+      ...filterParams,
+      ...this.keysetParams(query),
+      query.limit,
+    ) as BrowseRow[];
   }
 
-  private ftsMatches(text: string): number {
-    const row = this.q(
-      `SELECT count(*) AS n FROM (SELECT 1 FROM resources_fts WHERE resources_fts MATCH ? LIMIT ${FTS_MATCH_LIMIT + 1})`,
-    ).get(ftsPhrase(text)) as { n: number };
-    return row.n;
+  private browseWindow(query: BrowseQuery, pattern: string): BrowseRow[] {
+    const keyset = query.after ? "AND (created_at, id) < (?, ?)" : "";
+    const typeFilter = query.type === undefined ? "AND ?2 IS NULL" : "AND type = ?2";
+    return this.q(
+      `SELECT id, type, name, memberCount, createdAt FROM (
+         SELECT id, type, name, name_fold AS nameFold, member_count AS memberCount, created_at AS createdAt FROM resources
+         WHERE app_id = ?1 ${typeFilter} AND discoverable = 1 ${keyset}
+         ORDER BY created_at DESC, id DESC LIMIT ${LIKE_WINDOW}
+       ) WHERE nameFold LIKE ? ESCAPE '\\' LIMIT ?`,
+    ).all(query.appId, query.type ?? null, ...this.keysetParams(query), pattern, query.limit) as BrowseRow[];
+  }
+
+  private browseFts(query: BrowseQuery): BrowseRow[] {
+    const keyset = query.after ? "AND (r.created_at, r.id) < (?, ?)" : "";
+    const typeFilter = query.type === undefined ? "AND ?2 IS NULL" : "AND r.type = ?2";
+    // CROSS JOIN fixes the loop order: from the FTS matches to their rows, never a walk of the table.
+    return this.q(
+      `SELECT r.id AS id, r.type AS type, r.name AS name, r.member_count AS memberCount, r.created_at AS createdAt
+       FROM (SELECT rowid AS seq FROM resources_fts WHERE resources_fts MATCH ?3) AS f CROSS JOIN resources AS r ON r.seq = f.seq
+       WHERE r.app_id = ?1 ${typeFilter} AND r.discoverable = 1 ${keyset}
+       ORDER BY r.created_at DESC, r.id DESC LIMIT ?`,
+    ).all(
+      query.appId,
+      query.type ?? null,
+      ftsPhrase(query.query!),
+      ...this.keysetParams(query),
+      query.limit,
+    ) as BrowseRow[];
+  }
+
+  private keysetParams(query: BrowseQuery): Array<string | number> {
+    return query.after ? [query.after.createdAt, query.after.id] : [];
   }
 
   // ---- writes: call only inside storage.writeTx ----
 
   insertResource(row: Omit<ResourceRow, "seq">): void {
     this.q(
-      `INSERT INTO resources (id, app_id, type, name, visibility, discoverable, owner_id, slug, member_count, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO resources (id, app_id, type, name, name_fold, visibility, discoverable, owner_id, slug, member_count, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       row.id,
       row.appId,
       row.type,
       row.name,
+      row.name.toLowerCase(),
       row.visibility,
       row.discoverable ? 1 : 0,
       row.ownerId,
@@ -169,20 +219,24 @@ export class ResourceStore {
   }
 
   updateResource(id: string, name: string, visibility: "members" | "public", discoverable: boolean): void {
-    this.q("UPDATE resources SET name = ?, visibility = ?, discoverable = ? WHERE id = ?").run(
+    this.q("UPDATE resources SET name = ?, name_fold = ?, visibility = ?, discoverable = ? WHERE id = ?").run(
       name,
+      name.toLowerCase(),
       visibility,
       discoverable ? 1 : 0,
       id,
     );
+    this.resourceCache.delete(id);
   }
 
   deleteResource(id: string): void {
     this.q("DELETE FROM resources WHERE id = ?").run(id);
+    this.resourceCache.delete(id);
   }
 
   addToCount(resourceId: string, delta: number): void {
     this.q("UPDATE resources SET member_count = member_count + ? WHERE id = ?").run(delta, resourceId);
+    this.resourceCache.delete(resourceId);
   }
 
   insertMember(row: MemberRow): void {
@@ -199,16 +253,19 @@ export class ResourceStore {
       row.createdAt,
       row.updatedAt,
     );
+    this.memberCache.delete(`${row.resourceId}\n${row.userId}`);
   }
 
   updateMember(resourceId: string, userId: string, role: Role, state: MemberState, now: number): void {
     this.q(
       "UPDATE members SET role = ?, state = ?, updated_at = ? WHERE resource_id = ? AND user_id = ?",
     ).run(role, state, now, resourceId, userId);
+    this.memberCache.delete(`${resourceId}\n${userId}`);
   }
 
   deleteMember(resourceId: string, userId: string): void {
     this.q("DELETE FROM members WHERE resource_id = ? AND user_id = ?").run(resourceId, userId);
+    this.memberCache.delete(`${resourceId}\n${userId}`);
   }
 }
 
