@@ -14,6 +14,7 @@ export type ErrorCode =
   | "invalid_json"
   | "invalid_request"
   | "payload_too_large"
+  | "unsupported_media_type"
   | "not_found"
   | "unauthenticated"
   | "csrf_required"

@@ -54,17 +54,24 @@ export function plumbing(options: { apps?: AppRegistry; log: Logger }) {
       if (cors) Object.assign(set.headers, cors);
     })
     .onParse({ as: "global" }, async ({ request, contentType }) => {
-      if (!contentType.startsWith("application/json")) return;
-      const text = await request.text();
-      if (text.length > MAX_BODY_BYTES) throw errors.tooLarge();
+      // Every body this API takes is a JSON object of at most 64 KiB (counted in bytes).
+      const bytes = await request.arrayBuffer();
+      if (bytes.byteLength > MAX_BODY_BYTES) throw errors.tooLarge();
+      const text = new TextDecoder().decode(bytes);
       if (text.trim() === "") return {};
+      if (contentType && !/^application\/([\w.+-]*\+)?json\b/i.test(contentType)) {
+        throw new ApiError(
+          415,
+          "unsupported_media_type",
+          "Send the body as JSON (Content-Type: application/json).",
+        );
+      }
       let body: unknown;
       try {
         body = JSON.parse(text);
       } catch {
         throw errors.invalidJson();
       }
-      // Every JSON body this API takes is an object; an array or a bare scalar is refused here.
       if (typeof body !== "object" || body === null || Array.isArray(body)) {
         throw errors.invalidRequest("body", "must be a JSON object");
       }

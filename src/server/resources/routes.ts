@@ -40,173 +40,177 @@ export async function apiPrincipal(gateway: Gateway, request: Request): Promise<
 export function resourceRoutes(gateway: Gateway) {
   const { membership } = gateway;
   const { store } = membership;
-  return new Elysia({ name: "resource-routes", prefix: "/v1/resources" })
-    .resolve(async ({ request }) => ({ principal: await apiPrincipal(gateway, request) }))
-    .post(
-      "",
-      ({ principal, body }) =>
-        resourceView(
-          membership.createResource(principal, {
-            type: body.type,
-            name: cleanName(body.name),
-            visibility: body.visibility,
+  return (
+    new Elysia({ name: "resource-routes", prefix: "/v1/resources" })
+      // derive (not resolve): who is calling is settled before the body is validated, so an anonymous
+      // or CSRF-less call is 401/403 whatever its body.
+      .derive(async ({ request }) => ({ principal: await apiPrincipal(gateway, request) }))
+      .post(
+        "",
+        ({ principal, body }) =>
+          resourceView(
+            membership.createResource(principal, {
+              type: body.type,
+              name: cleanName(body.name),
+              visibility: body.visibility,
+            }),
+          ),
+        {
+          body: t.Object({
+            type: Type,
+            name: t.String({ maxLength: 1000 }),
+            visibility: t.Optional(Visibility),
           }),
-        ),
-      {
-        body: t.Object({
-          type: Type,
-          name: t.String({ maxLength: 1000 }),
-          visibility: t.Optional(Visibility),
-        }),
-      },
-    )
-    .get(
-      "",
-      ({ principal, query }) => ({
-        resources: store
-          .listForUser(principal.appId, principal.userId, query.state ?? "active", query.type)
-          .map((row) => resourceView(row)),
-      }),
-      {
-        query: t.Object({
-          type: t.Optional(Type),
-          state: t.Optional(t.Union([t.Literal("active"), t.Literal("invited"), t.Literal("requested")])),
-        }),
-      },
-    )
-    .get(
-      "/browse",
-      ({ principal, query }) => {
-        const limit = parseLimit(query.limit);
-        const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-        if (query.cursor && !after)
-          throw errors.invalidRequest("cursor", "is not a cursor this API returned");
-        const rows = store.browse({
-          appId: principal.appId,
-          type: query.type,
-          query: query.query || undefined,
-          limit: limit + 1,
-          after,
-        });
-        const page = rows.slice(0, limit);
-        return {
-          resources: page.map(browseItem),
-          nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null,
-        };
-      },
-      {
-        query: t.Object({
-          type: t.Optional(Type),
-          query: t.Optional(t.String({ maxLength: 200 })),
-          limit: t.Optional(t.String({ maxLength: 12 })),
-          cursor: t.Optional(t.String({ maxLength: 200 })),
-        }),
-      },
-    )
-    .get(
-      "/static",
-      ({ principal, query }) => {
-        const row = store.findStatic(principal.appId, query.type, query.slug);
-        if (!row || !canSee(row, row && store.getMembership(row.id, principal.userId))) throw notFound();
-        return resourceView(row, true);
-      },
-      { query: t.Object({ type: Type, slug: t.String({ minLength: 1, maxLength: 128 }) }) },
-    )
-    .get("/:id", ({ principal, params }) => {
-      const row = store.getResourceFor(params.id, principal.userId);
-      if (
-        !row ||
-        row.appId !== principal.appId ||
-        !canSee(row, row.memberState ? { state: row.memberState } : null)
+        },
       )
-        throw notFound();
-      return resourceView(row, true);
-    })
-    .delete("/:id", ({ principal, params }) => {
-      const row = store.getResource(params.id);
-      membership.transition(principal, params.id, {
-        kind: "delete",
-        actorIsOwner: row?.ownerId === principal.userId,
-      });
-      return { ok: true };
-    })
-    .get("/:id/members", ({ principal, params }) => {
-      const row = store.getResourceFor(params.id, principal.userId);
-      if (!row || row.appId !== principal.appId) throw notFound();
-      if (row.memberState !== "active") {
-        if (row.visibility === "public")
-          throw new ApiError(403, "forbidden", "Only members can see the roster.");
-        throw notFound();
-      }
-      return {
-        members: store.listMembers(params.id).map(({ userId, role, state }) => ({ userId, role, state })),
-      };
-    })
-    .post(
-      "/:id/invite",
-      ({ principal, params, body }) => {
-        membership.transition(
-          principal,
-          params.id,
-          { kind: "invite", role: body.role, pendingInvitesOfActor: 0 },
-          body.userId,
-        );
-        return { ok: true, state: "invited" };
-      },
-      { body: t.Object({ userId: UserId, role: t.Optional(Role) }) },
-    )
-    .post(
-      "/:id/request",
-      ({ principal, params, body }) => {
-        membership.transition(principal, params.id, { kind: "request", role: body?.role });
-        return { ok: true, state: "requested" };
-      },
-      { body: t.Optional(t.Object({ role: t.Optional(Role) })) },
-    )
-    .post(
-      "/:id/accept",
-      ({ principal, params, body }) => {
-        const target = body?.userId;
-        if (target === undefined || target === principal.userId)
-          membership.transition(principal, params.id, { kind: "acceptInvite" });
-        else membership.transition(principal, params.id, { kind: "acceptRequest" }, target);
+      .get(
+        "",
+        ({ principal, query }) => ({
+          resources: store
+            .listForUser(principal.appId, principal.userId, query.state ?? "active", query.type)
+            .map((row) => resourceView(row)),
+        }),
+        {
+          query: t.Object({
+            type: t.Optional(Type),
+            state: t.Optional(t.Union([t.Literal("active"), t.Literal("invited"), t.Literal("requested")])),
+          }),
+        },
+      )
+      .get(
+        "/browse",
+        ({ principal, query }) => {
+          const limit = parseLimit(query.limit);
+          const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+          if (query.cursor && !after)
+            throw errors.invalidRequest("cursor", "is not a cursor this API returned");
+          const rows = store.browse({
+            appId: principal.appId,
+            type: query.type,
+            query: query.query || undefined,
+            limit: limit + 1,
+            after,
+          });
+          const page = rows.slice(0, limit);
+          return {
+            resources: page.map(browseItem),
+            nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null,
+          };
+        },
+        {
+          query: t.Object({
+            type: t.Optional(Type),
+            query: t.Optional(t.String({ maxLength: 200 })),
+            limit: t.Optional(t.String({ maxLength: 12 })),
+            cursor: t.Optional(t.String({ maxLength: 200 })),
+          }),
+        },
+      )
+      .get(
+        "/static",
+        ({ principal, query }) => {
+          const row = store.findStatic(principal.appId, query.type, query.slug);
+          if (!row || !canSee(row, row && store.getMembership(row.id, principal.userId))) throw notFound();
+          return resourceView(row, true);
+        },
+        { query: t.Object({ type: Type, slug: t.String({ minLength: 1, maxLength: 128 }) }) },
+      )
+      .get("/:id", ({ principal, params }) => {
+        const row = store.getResourceFor(params.id, principal.userId);
+        if (
+          !row ||
+          row.appId !== principal.appId ||
+          !canSee(row, row.memberState ? { state: row.memberState } : null)
+        )
+          throw notFound();
+        return resourceView(row, true);
+      })
+      .delete("/:id", ({ principal, params }) => {
+        const row = store.getResource(params.id);
+        membership.transition(principal, params.id, {
+          kind: "delete",
+          actorIsOwner: row?.ownerId === principal.userId,
+        });
+        return { ok: true };
+      })
+      .get("/:id/members", ({ principal, params }) => {
+        const row = store.getResourceFor(params.id, principal.userId);
+        if (!row || row.appId !== principal.appId) throw notFound();
+        if (row.memberState !== "active") {
+          if (row.visibility === "public")
+            throw new ApiError(403, "forbidden", "Only members can see the roster.");
+          throw notFound();
+        }
+        return {
+          members: store.listMembers(params.id).map(({ userId, role, state }) => ({ userId, role, state })),
+        };
+      })
+      .post(
+        "/:id/invite",
+        ({ principal, params, body }) => {
+          membership.transition(
+            principal,
+            params.id,
+            { kind: "invite", role: body.role, pendingInvitesOfActor: 0 },
+            body.userId,
+          );
+          return { ok: true, state: "invited" };
+        },
+        { body: t.Object({ userId: UserId, role: t.Optional(Role) }) },
+      )
+      .post(
+        "/:id/request",
+        ({ principal, params, body }) => {
+          membership.transition(principal, params.id, { kind: "request", role: body?.role });
+          return { ok: true, state: "requested" };
+        },
+        { body: t.Optional(t.Object({ role: t.Optional(Role) })) },
+      )
+      .post(
+        "/:id/accept",
+        ({ principal, params, body }) => {
+          const target = body?.userId;
+          if (target === undefined || target === principal.userId)
+            membership.transition(principal, params.id, { kind: "acceptInvite" });
+          else membership.transition(principal, params.id, { kind: "acceptRequest" }, target);
+          return { ok: true, state: "active" };
+        },
+        { body: t.Optional(t.Object({ userId: t.Optional(UserId) })) },
+      )
+      .post(
+        "/:id/reject",
+        ({ principal, params, body }) => {
+          const target = body?.userId;
+          if (target === undefined || target === principal.userId)
+            membership.transition(principal, params.id, { kind: "rejectInvite" });
+          else membership.transition(principal, params.id, { kind: "rejectRequest" }, target);
+          return { ok: true };
+        },
+        { body: t.Optional(t.Object({ userId: t.Optional(UserId) })) },
+      )
+      .post("/:id/join", ({ principal, params }) => {
+        membership.transition(principal, params.id, { kind: "join" });
         return { ok: true, state: "active" };
-      },
-      { body: t.Optional(t.Object({ userId: t.Optional(UserId) })) },
-    )
-    .post(
-      "/:id/reject",
-      ({ principal, params, body }) => {
-        const target = body?.userId;
-        if (target === undefined || target === principal.userId)
-          membership.transition(principal, params.id, { kind: "rejectInvite" });
-        else membership.transition(principal, params.id, { kind: "rejectRequest" }, target);
+      })
+      .post("/:id/leave", ({ principal, params }) => {
+        membership.transition(principal, params.id, { kind: "leave" });
         return { ok: true };
-      },
-      { body: t.Optional(t.Object({ userId: t.Optional(UserId) })) },
-    )
-    .post("/:id/join", ({ principal, params }) => {
-      membership.transition(principal, params.id, { kind: "join" });
-      return { ok: true, state: "active" };
-    })
-    .post("/:id/leave", ({ principal, params }) => {
-      membership.transition(principal, params.id, { kind: "leave" });
-      return { ok: true };
-    })
-    .post(
-      "/:id/setRole",
-      ({ principal, params, body }) => {
-        membership.transition(principal, params.id, { kind: "setRole", role: body.role }, body.userId);
-        return { ok: true, role: body.role };
-      },
-      { body: t.Object({ userId: UserId, role: Role }) },
-    )
-    .post(
-      "/:id/remove",
-      ({ principal, params, body }) => {
-        membership.transition(principal, params.id, { kind: "remove" }, body.userId);
-        return { ok: true };
-      },
-      { body: t.Object({ userId: UserId }) },
-    );
+      })
+      .post(
+        "/:id/setRole",
+        ({ principal, params, body }) => {
+          membership.transition(principal, params.id, { kind: "setRole", role: body.role }, body.userId);
+          return { ok: true, role: body.role };
+        },
+        { body: t.Object({ userId: UserId, role: Role }) },
+      )
+      .post(
+        "/:id/remove",
+        ({ principal, params, body }) => {
+          membership.transition(principal, params.id, { kind: "remove" }, body.userId);
+          return { ok: true };
+        },
+        { body: t.Object({ userId: UserId }) },
+      )
+  );
 }

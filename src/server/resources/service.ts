@@ -208,18 +208,18 @@ export class MembershipService {
           createdAt: now,
           updatedAt: now,
         });
-        if (change.state === "active") this.becameActive(resource.id, userId);
+        if (change.state === "active") this.becameActive(resource, userId);
         return;
       case "activate":
         this.store.updateMember(resource.id, userId, change.role, "active", now);
-        this.becameActive(resource.id, userId);
+        this.becameActive(resource, userId);
         return;
       case "setRole":
         this.store.updateMember(resource.id, userId, change.role, "active", now);
         return;
       case "drop":
         this.store.deleteMember(resource.id, userId);
-        if (before?.state === "active") this.store.addToCount(resource.id, -1);
+        if (before?.state === "active") this.store.addToCount(resource, -1);
         if (change.policies) this.seam.applyMemberRemoval(resource.appId, resource.id, userId, now);
         return;
       case "deleteResource":
@@ -231,9 +231,9 @@ export class MembershipService {
     }
   }
 
-  private becameActive(resourceId: string, userId: string): void {
-    this.store.addToCount(resourceId, 1);
-    this.seam.restoreOnRejoin(resourceId, userId);
+  private becameActive(resource: ResourceRow, userId: string): void {
+    this.store.addToCount(resource, 1);
+    this.seam.restoreOnRejoin(resource.id, userId);
   }
 
   /**

@@ -234,9 +234,9 @@ export class ResourceStore {
     this.resourceCache.delete(id);
   }
 
-  addToCount(resourceId: string, delta: number): void {
-    this.q("UPDATE resources SET member_count = member_count + ? WHERE id = ?").run(delta, resourceId);
-    this.resourceCache.delete(resourceId);
+  addToCount(resource: Pick<ResourceRow, "id" | "seq">, delta: number): void {
+    this.q("UPDATE resources SET member_count = member_count + ? WHERE seq = ?").run(delta, resource.seq);
+    this.resourceCache.delete(resource.id);
   }
 
   insertMember(row: MemberRow): void {
