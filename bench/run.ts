@@ -140,6 +140,8 @@ interface Scenario {
   headers?: Record<string, string>;
   script?: string;
   args?: string[];
+  /** Overrides BENCH_CONNECTIONS (1 = the latency of one request at a time). */
+  connections?: number;
   expect: string;
 }
 const browse = `${gatewayUrl}/v1/resources/browse?type=album&limit=20`;
@@ -197,6 +199,13 @@ const scenarios: Scenario[] = [
     expect: "quokka",
   },
   {
+    name: "browse page 1, query rare, 1 connection",
+    url: `${browse}&query=quokka`,
+    headers: bearer,
+    connections: 1,
+    expect: "quokka",
+  },
+  {
     name: "join/leave write cycle (POST), bearer",
     url: gatewayUrl,
     headers: bearer,
@@ -218,7 +227,7 @@ for (let round = 1; round <= ROUNDS; round++) {
   for (const scenario of scenarios) {
     const options = {
       url: scenario.url,
-      connections: CONNECTIONS,
+      connections: scenario.connections ?? CONNECTIONS,
       headers: scenario.headers,
       script: scenario.script,
       args: scenario.args,
@@ -259,7 +268,7 @@ const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.
 const line = (cells: string[]) =>
   `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ")} |`;
 console.log(
-  `\nwrk -t1 -c${CONNECTIONS} -d${SECONDS}s, median of ${ROUNDS} interleaved rounds, servers on core ${SERVER_CPU}, wrk on core ${LOAD_CPU}\n`,
+  `\nwrk -t1 -c${CONNECTIONS} (unless named) -d${SECONDS}s, median of ${ROUNDS} interleaved rounds, servers on core ${SERVER_CPU}, wrk on core ${LOAD_CPU}\n`,
 );
 console.log(line(header));
 console.log(`|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`);
