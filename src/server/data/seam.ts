@@ -33,7 +33,14 @@ export class DataSeam {
   ) {}
 
   /** Links a row into a resource (a write: call after authorizing it). Re-linking unhides and updates it. */
-  link(resourceId: string, table: string, rowId: string, contributorId: string, data: unknown, now: number): void {
+  link(
+    resourceId: string,
+    table: string,
+    rowId: string,
+    contributorId: string,
+    data: unknown,
+    now: number,
+  ): void {
     this.sqlite
       .query(
         `INSERT INTO resource_links (resource_id, table_name, row_id, contributor_id, hidden, data, created_at)
@@ -44,23 +51,35 @@ export class DataSeam {
   }
 
   unlink(resourceId: string, table: string, rowId: string): boolean {
-    return this.sqlite.query("DELETE FROM resource_links WHERE resource_id = ? AND table_name = ? AND row_id = ?").run(resourceId, table, rowId).changes > 0;
+    return (
+      this.sqlite
+        .query("DELETE FROM resource_links WHERE resource_id = ? AND table_name = ? AND row_id = ?")
+        .run(resourceId, table, rowId).changes > 0
+    );
   }
 
   /** Applies each shared table's onMemberRemove policy to the rows a leaving or removed member contributed. */
   applyMemberRemoval(appId: string, resourceId: string, userId: string, now: number): void {
     const links = this.sqlite
-      .query("SELECT table_name AS tableName, row_id AS rowId, data FROM resource_links WHERE resource_id = ? AND contributor_id = ? AND hidden = 0")
+      .query(
+        "SELECT table_name AS tableName, row_id AS rowId, data FROM resource_links WHERE resource_id = ? AND contributor_id = ? AND hidden = 0",
+      )
       .all(resourceId, userId) as Array<{ tableName: string; rowId: string; data: string | null }>;
     for (const link of links) {
       const policy = this.apps.memberRemovePolicy(appId, link.tableName);
       if (policy === "hide") {
-        this.sqlite.query("UPDATE resource_links SET hidden = 1 WHERE resource_id = ? AND table_name = ? AND row_id = ?").run(resourceId, link.tableName, link.rowId);
+        this.sqlite
+          .query(
+            "UPDATE resource_links SET hidden = 1 WHERE resource_id = ? AND table_name = ? AND row_id = ?",
+          )
+          .run(resourceId, link.tableName, link.rowId);
         continue;
       }
       if (policy === "retain") {
         this.sqlite
-          .query("INSERT INTO retained_rows (resource_id, table_name, row_id, from_user_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+          .query(
+            "INSERT INTO retained_rows (resource_id, table_name, row_id, from_user_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+          )
           .run(resourceId, link.tableName, link.rowId, userId, link.data, now);
       }
       this.unlink(resourceId, link.tableName, link.rowId);
@@ -69,7 +88,11 @@ export class DataSeam {
 
   /** A member who comes back (join, accept, auto-join) sees their hidden rows again. */
   restoreOnRejoin(resourceId: string, userId: string): void {
-    this.sqlite.query("UPDATE resource_links SET hidden = 0 WHERE resource_id = ? AND contributor_id = ? AND hidden = 1").run(resourceId, userId);
+    this.sqlite
+      .query(
+        "UPDATE resource_links SET hidden = 0 WHERE resource_id = ? AND contributor_id = ? AND hidden = 1",
+      )
+      .run(resourceId, userId);
   }
 
   linkedRows(resourceId: string): { links: LinkRow[]; retained: RetainedRow[] } {
@@ -80,7 +103,9 @@ export class DataSeam {
       )
       .all(resourceId) as Array<LinkRow & { hidden: number | boolean }>;
     const retained = this.sqlite
-      .query(`SELECT table_name AS "table", row_id AS rowId, from_user_id AS fromUserId, data FROM retained_rows WHERE resource_id = ? ORDER BY id`)
+      .query(
+        `SELECT table_name AS "table", row_id AS rowId, from_user_id AS fromUserId, data FROM retained_rows WHERE resource_id = ? ORDER BY id`,
+      )
       .all(resourceId) as Array<RetainedRow & { data: string | null }>;
     return {
       links: links.map((l) => ({ ...l, hidden: Boolean(l.hidden) })),
