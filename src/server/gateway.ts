@@ -2,6 +2,7 @@
  * The gateway's parts, wired once by `createGateway` and handed to the route builders. Tests build
  * one with their own config (a temporary SQLite file, the development provider's URLs).
  */
+import { AdminQueries } from "./admin/queries.ts";
 import { Budgets } from "./apps/budgets.ts";
 import { activeDeployments, deployApp } from "./apps/deploy.ts";
 import type { AppRegistry } from "./apps/registry.ts";
@@ -12,6 +13,7 @@ import type { Config } from "./config.ts";
 import { DataSeam } from "./data/seam.ts";
 import { openStorage, type Storage } from "./db/open.ts";
 import { settings } from "./db/schema.ts";
+import { Metrics } from "./http/metrics.ts";
 import { HydraClient } from "./idp/hydra.ts";
 import { KratosClient } from "./idp/kratos.ts";
 import { TokenCache } from "./idp/token-cache.ts";
@@ -42,6 +44,8 @@ export interface Gateway {
   membership: MembershipService;
   seam: DataSeam;
   budgets: Budgets;
+  queries: AdminQueries;
+  metrics: Metrics;
   log: Logger;
   startedAt: number;
   close(): void;
@@ -102,6 +106,8 @@ export async function createGateway({
     membership,
     seam,
     budgets: new Budgets(apps),
+    queries: new AdminQueries(storage.sqlite),
+    metrics: new Metrics(),
     log,
     startedAt: Date.now(),
     close() {

@@ -40,10 +40,12 @@ export async function startGateway({
     ...serveOptions,
     port: config.port,
     hostname: config.host,
-    fetch: buildPublicApp(gateway).fetch,
+    fetch: gateway.metrics.instrument(buildPublicApp(gateway).fetch),
   });
+  // The event stream stays open: a heartbeat every 15 s, so an idle timeout of 60 s never cuts it.
   const adminServer = Bun.serve({
     ...serveOptions,
+    idleTimeout: 60,
     port: config.adminPort,
     hostname: config.adminHost,
     fetch: buildAdminApp(gateway).fetch,

@@ -1,21 +1,24 @@
 /**
- * The admin listener (CONTRACT §7). Every call needs `Authorization: Bearer <ADMIN_TOKEN>`, compared
- * in constant time before anything else is looked at; with no ADMIN_TOKEN configured every call is
- * refused with 503 `admin_disabled`.
+ * The admin listener (CONTRACT §7), the TUI's only source. Every call needs
+ * `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time before anything else is looked at;
+ * with no ADMIN_TOKEN configured every call is refused with 503 `admin_disabled`.
  */
 import { Elysia, t } from "elysia";
-import { deployApp } from "../apps/deploy.ts";
-import { AppModel } from "../apps/model.ts";
+import { balanceMicros, hasWelcomeCredit } from "../credits/ledger.ts";
 import type { Gateway } from "../gateway.ts";
 import { ApiError, errors } from "../http/errors.ts";
 import { safeEqual } from "../lib/crypto.ts";
 import { notFound } from "../resources/service.ts";
+import { AdminId, dataRoutes } from "./data-routes.ts";
+import { eventStream } from "./events-stream.ts";
 
-const Id = t.String({ minLength: 1, maxLength: 256, pattern: "^[^\\u0000-\\u001f\\u007f-\\u009f]+$" });
+const Limit = t.Optional(t.String({ pattern: "^[0-9]{1,4}$" }));
+const Cursor = t.Optional(t.String({ maxLength: 1024 }));
+const limitOf = (raw: string | undefined) => Math.min(Math.max(Number(raw ?? 50) || 50, 1), 200);
 
 export function adminRoutes(gateway: Gateway) {
   const token = gateway.config.adminToken;
-  const { membership, seam } = gateway;
+  const { queries, membership } = gateway;
   return new Elysia({ name: "admin-routes" })
     .onRequest(({ request }) => {
       if (!token) throw new ApiError(503, "admin_disabled", "The admin API is disabled: set ADMIN_TOKEN.");
@@ -24,46 +27,96 @@ export function adminRoutes(gateway: Gateway) {
     })
     .get("/admin/v1/overview", () => ({
       sessions: { active: gateway.store.countLive() },
+      ...queries.overview(),
       tokenCache: { hits: gateway.tokens.hits, misses: gateway.tokens.misses },
       uptimeSeconds: Math.floor((Date.now() - gateway.startedAt) / 1000),
     }))
-    .post(
-      "/admin/v1/apps/:id/deploy",
-      ({ params, body }) => {
-        if (body.id !== params.id) throw errors.invalidRequest("id", "must equal the app id in the path");
-        return { ok: true, deployment: deployApp(gateway.storage, membership.store, gateway.apps, body) };
-      },
-      { body: AppModel },
-    )
-    .post(
-      "/admin/v1/data/authorize-write",
-      ({ body }) => ({ allowed: true, ...membership.authorizeWrite(body.resourceId, body.userId) }),
-      { body: t.Object({ resourceId: Id, userId: Id }) },
-    )
-    .post(
-      "/admin/v1/data/links",
-      ({ body }) => {
-        const { joined } = membership.authorizeWrite(body.resourceId, body.userId, (resource) =>
-          seam.link(resource.id, body.table, body.rowId, body.userId, body.data, Date.now()),
-        );
-        return { ok: true, joined };
-      },
+    .get(
+      "/admin/v1/sessions",
+      ({ query }) =>
+        queries.sessions(
+          { userId: query.userId, clientId: query.clientId },
+          limitOf(query.limit),
+          query.cursor,
+        ),
       {
-        body: t.Object({
-          resourceId: Id,
-          table: t.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9_-]+$" }),
-          rowId: Id,
-          userId: Id,
-          data: t.Optional(t.Unknown()),
+        query: t.Object({
+          userId: t.Optional(AdminId),
+          clientId: t.Optional(AdminId),
+          limit: Limit,
+          cursor: Cursor,
         }),
       },
     )
+    .delete("/admin/v1/sessions/:id", async ({ params }) => {
+      const ended = await gateway.sessions.revoke(params.id, "admin");
+      if (!ended) throw new ApiError(404, "not_found", "No live session with that id.");
+      gateway.log("info", "session revoked by an operator", { sessionId: params.id, userId: ended.userId });
+      return { ok: true };
+    })
+    .get("/admin/v1/users/:id", ({ params }) => ({
+      userId: params.id,
+      welcomed: hasWelcomeCredit(gateway.storage, params.id),
+      balanceUsd: balanceMicros(gateway.storage, params.id) / 1_000_000,
+      sessions: queries.sessions({ userId: params.id }, 200).sessions,
+      memberships: queries.user(params.id).memberships,
+    }))
     .get(
-      "/admin/v1/data/links",
-      ({ query }) => {
-        if (!membership.store.getResource(query.resourceId)) throw notFound();
-        return seam.linkedRows(query.resourceId);
+      "/admin/v1/pending",
+      ({ query }) => queries.pending(query.state, limitOf(query.limit), query.cursor),
+      {
+        query: t.Object({
+          state: t.Optional(t.Union([t.Literal("invited"), t.Literal("requested")])),
+          limit: Limit,
+          cursor: Cursor,
+        }),
       },
-      { query: t.Object({ resourceId: Id }) },
-    );
+    )
+    .delete("/admin/v1/pending/:resourceId/:userId", ({ params }) => {
+      if (!membership.cancelPending(params.resourceId, params.userId, "admin")) {
+        throw new ApiError(404, "not_found", "No pending invite or request for that user on that resource.");
+      }
+      return { ok: true };
+    })
+    .get(
+      "/admin/v1/resources",
+      ({ query }) =>
+        queries.resources({ type: query.type, query: query.query }, limitOf(query.limit), query.cursor),
+      {
+        query: t.Object({
+          type: t.Optional(AdminId),
+          query: t.Optional(t.String({ maxLength: 200 })),
+          limit: Limit,
+          cursor: Cursor,
+        }),
+      },
+    )
+    .get("/admin/v1/resources/:id/members", ({ params }) => {
+      if (!membership.store.getResource(params.id)) throw notFound();
+      return { members: queries.roster(params.id) };
+    })
+    .get("/admin/v1/events", ({ request }) => eventStream(queries, request))
+    .get(
+      "/metrics",
+      () =>
+        new Response(
+          gateway.metrics.render({
+            gateway_token_cache_hits_total: {
+              help: "Bearer validations answered from the 60 s cache.",
+              value: gateway.tokens.hits,
+            },
+            gateway_token_cache_misses_total: {
+              help: "Bearer validations that asked the provider.",
+              value: gateway.tokens.misses,
+            },
+            gateway_sessions_active: { help: "Live sessions.", value: gateway.store.countLive() },
+            gateway_write_queue_depth: {
+              help: "Write transactions waiting (writes run synchronously on one connection, so 0 between requests).",
+              value: 0,
+            },
+          }),
+          { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } },
+        ),
+    )
+    .use(dataRoutes(gateway));
 }

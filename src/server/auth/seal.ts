@@ -35,6 +35,25 @@ export class CookieSealer {
       .encrypt(this.key);
   }
 
+  /** Seals any text with the same key (the refresh token kept on the session row for operator revokes). */
+  sealText(text: string): Promise<string> {
+    return new CompactEncrypt(this.encoder.encode(text))
+      .setProtectedHeader({ alg: "dir", enc: "A256GCM" })
+      .encrypt(this.key);
+  }
+
+  async unsealText(value: string): Promise<string | null> {
+    try {
+      const { plaintext } = await compactDecrypt(value, this.key, {
+        keyManagementAlgorithms: ["dir"],
+        contentEncryptionAlgorithms: ["A256GCM"],
+      });
+      return this.decoder.decode(plaintext);
+    } catch {
+      return null;
+    }
+  }
+
   /** The cookie's contents, or null for anything that does not decrypt with our key. */
   async unseal(value: string): Promise<SessionCookie | null> {
     try {

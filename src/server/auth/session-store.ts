@@ -20,6 +20,7 @@ export interface CreateSessionOptions {
   clientId: string;
   accessExpiresAt: number;
   refreshHash: string | undefined;
+  refreshSealed: string | undefined;
   lifetimeMs: number;
 }
 
@@ -64,6 +65,7 @@ export class SessionStore {
       endedAt: null,
       endReason: null,
       refreshHash: options.refreshHash ?? null,
+      refreshSealed: options.refreshSealed ?? null,
       previousRefreshHash: null,
       rotatedAt: null,
     };
@@ -81,17 +83,20 @@ export class SessionStore {
   }
 
   /** Records a refresh: the new token's hash becomes current, the old one is remembered for the grace window. */
-  rotate(id: string, refreshHash: string | undefined, accessExpiresAt: number): SessionRow | undefined {
+  rotate(
+    id: string,
+    refresh: { hash: string; sealed: string } | undefined,
+    accessExpiresAt: number,
+  ): SessionRow | undefined {
     const now = Date.now();
     const updated = this.storage.writeTx((tx) => {
       const current = tx.select().from(sessions).where(eq(sessions.id, id)).get();
       if (!current || current.endedAt !== null) return undefined;
       const next = {
-        refreshHash: refreshHash ?? current.refreshHash,
+        refreshHash: refresh?.hash ?? current.refreshHash,
+        refreshSealed: refresh?.sealed ?? current.refreshSealed,
         previousRefreshHash:
-          refreshHash && refreshHash !== current.refreshHash
-            ? current.refreshHash
-            : current.previousRefreshHash,
+          refresh && refresh.hash !== current.refreshHash ? current.refreshHash : current.previousRefreshHash,
         rotatedAt: now,
         accessExpiresAt,
         lastSeenAt: now,

@@ -97,6 +97,9 @@ export class SessionService {
       clientId,
       accessExpiresAt,
       refreshHash: tokens.refreshToken ? sha256(tokens.refreshToken) : undefined,
+      refreshSealed: tokens.refreshToken
+        ? await this.options.sealer.sealText(tokens.refreshToken)
+        : undefined,
       lifetimeMs: this.options.lifetimeMs,
     });
     const cookie: SessionCookie = {
@@ -151,11 +154,10 @@ export class SessionService {
     }
     const tokens = result.tokens;
     const accessExpiresAt = Date.now() + tokens.expiresIn * 1000 - EXPIRY_LEEWAY_MS;
-    const updated = this.options.store.rotate(
-      row.id,
-      tokens.refreshToken ? sha256(tokens.refreshToken) : undefined,
-      accessExpiresAt,
-    );
+    const refresh = tokens.refreshToken
+      ? { hash: sha256(tokens.refreshToken), sealed: await this.options.sealer.sealText(tokens.refreshToken) }
+      : undefined;
+    const updated = this.options.store.rotate(row.id, refresh, accessExpiresAt);
     if (!updated) return { kind: "ended" };
     const next: SessionCookie = {
       ...cookie,
@@ -172,6 +174,20 @@ export class SessionService {
   /** Ends a session row (logout, invalid grant, operator revoke). Returns the row if it was live. */
   end(sessionId: string, reason: string, actor: string | null): SessionRow | undefined {
     return this.options.store.end(sessionId, reason, actor);
+  }
+
+  /**
+   * An operator's revoke: the session ends at once (its cookie is refused from the next request), then
+   * its refresh token is revoked at the provider, best effort (at most 2 s). Undefined if it was not live.
+   */
+  async revoke(sessionId: string, actor: string): Promise<SessionRow | undefined> {
+    const row = this.options.store.end(sessionId, "revoked", actor);
+    if (!row?.refreshSealed || !this.options.hydra.configured) return row;
+    const token = await this.options.sealer.unsealText(row.refreshSealed);
+    const client = this.options.apps.lookupClient(row.clientId)?.client;
+    if (token)
+      await this.options.hydra.revoke({ clientId: row.clientId, clientSecret: client?.clientSecret }, token);
+    return row;
   }
 
   /** Seconds until the cookie's access token needs a refresh (never negative). */

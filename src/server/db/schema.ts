@@ -27,6 +27,8 @@ export const sessions = sqliteTable(
     endedAt: integer("ended_at"),
     endReason: text("end_reason"),
     refreshHash: text("refresh_hash"),
+    /** The current refresh token sealed with the cookie key (never in clear): lets an operator's revoke reach the provider. */
+    refreshSealed: text("refresh_sealed"),
     previousRefreshHash: text("previous_refresh_hash"),
     rotatedAt: integer("rotated_at"),
   },
@@ -126,6 +128,8 @@ export const members = sqliteTable(
     index("members_user").on(t.userId, t.state),
     // The 50-pending-invites cap counts this inviter's open invites in an app: only those rows are indexed.
     index("members_pending_invites").on(t.appId, t.invitedBy).where(sql`state = 'invited'`),
+    // The operators' pending list (invites and requests, newest first) reads only pending rows.
+    index("members_pending").on(t.createdAt).where(sql`state <> 'active'`),
   ],
 );
 

@@ -269,6 +269,18 @@ export class MembershipService {
     });
   }
 
+  /** An operator cancels a pending invite or request (no policies: nothing was contributed). */
+  cancelPending(resourceId: string, userId: string, actor: string): boolean {
+    return this.storage.writeTx((tx) => {
+      const resource = this.store.getResource(resourceId);
+      const current = resource && this.store.getMembership(resourceId, userId);
+      if (!resource || !current || current.state === "active") return false;
+      this.apply(resource, { kind: "drop", policies: false }, userId, current, actor);
+      appendEvent(tx, { type: "member.cancelled", actor, resourceId, userId, data: { was: current.state } });
+      return true;
+    });
+  }
+
   /** Consent's side effect: the subject joins the app's `_app` resource at its default role (idempotent). */
   joinAppResource(appId: string, userId: string): boolean {
     return this.storage.writeTx((tx) => {

@@ -58,7 +58,7 @@ export function decodeCursor(cursor: string): { createdAt: number; id: string } 
       Array.isArray(value) &&
       Number.isSafeInteger(value[0]) &&
       typeof value[1] === "string" &&
-      value[1].length <= 64
+      value[1].length <= 512
     ) {
       return { createdAt: value[0], id: value[1] };
     }

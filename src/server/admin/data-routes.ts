@@ -1,0 +1,57 @@
+/** Admin routes for a data service and for deploys (CONTRACT §6, §7): the seam and app configuration. */
+import { Elysia, t } from "elysia";
+import { deployApp } from "../apps/deploy.ts";
+import { AppModel } from "../apps/model.ts";
+import type { Gateway } from "../gateway.ts";
+import { errors } from "../http/errors.ts";
+import { notFound } from "../resources/service.ts";
+
+export const AdminId = t.String({
+  minLength: 1,
+  maxLength: 256,
+  pattern: "^[^\\u0000-\\u001f\\u007f-\\u009f]+$",
+});
+
+export function dataRoutes(gateway: Gateway) {
+  const { membership, seam } = gateway;
+  return new Elysia({ name: "admin-data-routes" })
+    .post(
+      "/admin/v1/apps/:id/deploy",
+      ({ params, body }) => {
+        if (body.id !== params.id) throw errors.invalidRequest("id", "must equal the app id in the path");
+        return { ok: true, deployment: deployApp(gateway.storage, membership.store, gateway.apps, body) };
+      },
+      { body: AppModel },
+    )
+    .post(
+      "/admin/v1/data/authorize-write",
+      ({ body }) => ({ allowed: true, ...membership.authorizeWrite(body.resourceId, body.userId) }),
+      { body: t.Object({ resourceId: AdminId, userId: AdminId }) },
+    )
+    .post(
+      "/admin/v1/data/links",
+      ({ body }) => {
+        const { joined } = membership.authorizeWrite(body.resourceId, body.userId, (resource) =>
+          seam.link(resource.id, body.table, body.rowId, body.userId, body.data, Date.now()),
+        );
+        return { ok: true, joined };
+      },
+      {
+        body: t.Object({
+          resourceId: AdminId,
+          table: t.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9_-]+$" }),
+          rowId: AdminId,
+          userId: AdminId,
+          data: t.Optional(t.Unknown()),
+        }),
+      },
+    )
+    .get(
+      "/admin/v1/data/links",
+      ({ query }) => {
+        if (!membership.store.getResource(query.resourceId)) throw notFound();
+        return seam.linkedRows(query.resourceId);
+      },
+      { query: t.Object({ resourceId: AdminId }) },
+    );
+}

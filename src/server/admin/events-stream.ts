@@ -1,0 +1,60 @@
+/**
+ * `GET /admin/v1/events`: Server-Sent Events, one per audit row, `id:` = the row id. `Last-Event-ID`
+ * resumes after that row (without it the stream starts at the newest row, not at the beginning of
+ * history). Rows are read from the database after commit, so the stream never shows a change that
+ * was rolled back, and a reconnecting client loses and repeats nothing. A comment heartbeat every 15 s
+ * keeps proxies (and Bun's idle timeout) from closing a quiet stream.
+ */
+import { onEvents } from "../events/log.ts";
+import type { AdminQueries } from "./queries.ts";
+
+export const HEARTBEAT_MS = 15_000;
+
+export function eventStream(queries: AdminQueries, request: Request): Response {
+  const header = request.headers.get("last-event-id");
+  let last = header !== null && /^\d{1,15}$/.test(header.trim()) ? Number(header) : queries.lastEventId();
+  const encoder = new TextEncoder();
+  let stop = () => {};
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      let open = true;
+      const send = (text: string) => {
+        if (open) controller.enqueue(encoder.encode(text));
+      };
+      const flush = () => {
+        for (;;) {
+          const rows = queries.eventsAfter(last);
+          for (const row of rows) {
+            send(`id: ${row.id}\ndata: ${JSON.stringify(row)}\n\n`);
+            last = row.id;
+          }
+          if (rows.length < 500) return;
+        }
+      };
+      const unsubscribe = onEvents(flush);
+      const heartbeat = setInterval(() => send(": heartbeat\n\n"), HEARTBEAT_MS);
+      stop = () => {
+        if (!open) return;
+        open = false;
+        unsubscribe();
+        clearInterval(heartbeat);
+        try {
+          controller.close();
+        } catch {}
+      };
+      request.signal.addEventListener("abort", stop);
+      send("retry: 2000\n: connected\n\n");
+      flush();
+    },
+    cancel() {
+      stop();
+    },
+  });
+  return new Response(stream, {
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-store",
+      "x-accel-buffering": "no",
+    },
+  });
+}
