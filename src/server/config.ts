@@ -127,12 +127,17 @@ export function loadConfig(env: Env = process.env): Config {
 
 /**
  * `gateway dev`: the same validation, with development defaults under whatever the environment sets,
- * plus DEV_IDP_PORT (default 4444), the development identity provider's port.
+ * plus DEV_IDP_PORT (default 4444), the development identity provider's port, and DEMO_PORT (default
+ * 5173), the demo app's.
  */
-export function loadDevConfig(defaults: Env): Config & { devIdpPort: number } {
+export function loadDevConfig(defaults: Env): Config & { devIdpPort: number; demoPort: number } {
   const env: Env = { ...defaults };
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && value !== "") env[key] = value;
   }
-  return { ...loadConfig(env), devIdpPort: port(env, "DEV_IDP_PORT", 4444) };
+  return {
+    ...loadConfig(env),
+    devIdpPort: port(env, "DEV_IDP_PORT", 4444),
+    demoPort: port(env, "DEMO_PORT", 5173),
+  };
 }

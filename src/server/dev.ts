@@ -7,12 +7,17 @@ import type { AppsFile } from "./apps/model.ts";
 import { loadDevConfig } from "./config.ts";
 import { startGateway } from "./serve.ts";
 
-export function devApps(gatewayUrl: string): AppsFile {
+export const DEMO_CLIENT_ID = "demo-web";
+
+export function devApps(gatewayUrl: string, demoUrl: string): AppsFile {
   return {
     apps: [
       {
         id: "demo",
-        clients: [{ clientId: "gateway-landing", redirectUris: [`${gatewayUrl}/`] }],
+        clients: [
+          { clientId: "gateway-landing", redirectUris: [`${gatewayUrl}/`] },
+          { clientId: DEMO_CLIENT_ID, redirectUris: [`${demoUrl}/`] },
+        ],
         budget: { requestsPerMinute: 6000 },
         types: {
           team: { defaultRole: "writer", visibility: "members", grantCeiling: "admin" },
@@ -37,7 +42,8 @@ export async function runDev(): Promise<void> {
     ADMIN_TOKEN: "dev-admin-token",
   });
   const gatewayUrl = `http://${base.host}:${base.port}`;
-  const apps = devApps(gatewayUrl);
+  const demoUrl = `http://${base.host}:${base.demoPort}`;
+  const apps = devApps(gatewayUrl, demoUrl);
   const idp = await startDevIdp({
     port: base.devIdpPort,
     clients: apps.apps.flatMap((app) =>
@@ -60,15 +66,19 @@ export async function runDev(): Promise<void> {
     KRATOS_PUBLIC_URL: idp.kratosUrl,
   });
   const running = await startGateway({ config, apps });
+  const { serveDemo } = await import("./demo.ts");
+  const demo = serveDemo({ port: base.demoPort, host: base.host, gatewayUrl, clientId: DEMO_CLIENT_ID });
   console.log(`
   Session gateway (development)
     gateway        ${running.publicUrl}/          open this and click "Sign in"
+    demo app       ${demoUrl}/          the SDK in a page on another origin
     admin API      ${running.adminUrl}/admin/v1   Authorization: Bearer ${config.adminToken}
     identity prov. ${idp.issuer}           development only: any user name signs in
     database       ${config.databasePath}
 `);
   const stop = async () => {
     await running.stop();
+    await demo.stop(true);
     await idp.stop();
     process.exit(0);
   };

@@ -14,8 +14,16 @@ import { Lru } from "../lib/lru.ts";
 import { type CookieSealer, readSealedValues, type SessionCookie } from "./seal.ts";
 import { isLive, type SessionRow, type SessionStore } from "./session-store.ts";
 
-/** Expiry leeway: an access token counts as expired 30 s before the provider says (clock skew). */
+/**
+ * Expiry leeway: an access token counts as expired 30 s before the provider says (clock skew), or at
+ * half its lifetime for tokens shorter than a minute (else a 20 s token would be born expired).
+ */
 export const EXPIRY_LEEWAY_MS = 30_000;
+
+export function accessExpiry(expiresInSeconds: number, now = Date.now()): number {
+  const lifetime = Math.max(0, expiresInSeconds) * 1000;
+  return now + lifetime - Math.min(EXPIRY_LEEWAY_MS, lifetime / 2);
+}
 /** How long a just-rotated refresh token is answered from the rotation result instead of the provider. */
 export const ROTATION_GRACE_MS = 30_000;
 
@@ -91,7 +99,7 @@ export class SessionService {
     userId: string,
     clientId: string,
   ): Promise<{ row: SessionRow; sealed: string }> {
-    const accessExpiresAt = Date.now() + tokens.expiresIn * 1000 - EXPIRY_LEEWAY_MS;
+    const accessExpiresAt = accessExpiry(tokens.expiresIn);
     const row = this.options.store.create({
       userId,
       clientId,
@@ -153,7 +161,7 @@ export class SessionService {
       return { kind: "ended" };
     }
     const tokens = result.tokens;
-    const accessExpiresAt = Date.now() + tokens.expiresIn * 1000 - EXPIRY_LEEWAY_MS;
+    const accessExpiresAt = accessExpiry(tokens.expiresIn);
     const refresh = tokens.refreshToken
       ? { hash: sha256(tokens.refreshToken), sealed: await this.options.sealer.sealText(tokens.refreshToken) }
       : undefined;

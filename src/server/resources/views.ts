@@ -2,7 +2,10 @@
  * The shapes clients see (seed "Resources and their fields"). The owner principal and deployment
  * internals (`seq`, `app_id`, `owner_id`, `slug`) never appear in a view.
  */
+import type { BrowseItem, ResourceView } from "./model.ts";
 import type { BrowseRow, ResourceRow } from "./store.ts";
+
+export type { ResourceView };
 
 export type VisibilityEnum = "members" | "unlisted" | "discoverable";
 
@@ -13,15 +16,6 @@ export function visibilityPair(visibility: VisibilityEnum): {
 } {
   if (visibility === "members") return { visibility: "members", discoverable: false };
   return { visibility: "public", discoverable: visibility === "discoverable" };
-}
-
-export interface ResourceView {
-  id: string;
-  type: string;
-  name: string;
-  visibility: "members" | "public";
-  discoverable: boolean;
-  memberCount?: number;
 }
 
 export function resourceView(row: ResourceRow, withCount = false): ResourceView {
@@ -36,7 +30,7 @@ export function resourceView(row: ResourceRow, withCount = false): ResourceView 
   return view;
 }
 
-export function browseItem(row: BrowseRow) {
+export function browseItem(row: BrowseRow): BrowseItem {
   return {
     id: row.id,
     type: row.type,

@@ -1,0 +1,131 @@
+/**
+ * `auth.*`: Authorization Code with PKCE, brokered by the gateway. The S256 verifier and the state come
+ * from Web Crypto and wait in `sessionStorage` only between `signIn()` and `handleRedirectCallback()`,
+ * which removes them; the tokens themselves never reach the page (httpOnly cookies).
+ */
+import { GatewayError, type Transport } from "./transport.ts";
+import type { Session } from "./types.ts";
+
+const STORAGE_KEY = "session-gateway:pkce";
+
+interface Pending {
+  verifier: string;
+  state: string;
+  redirectUri: string;
+}
+
+function base64url(bytes: Uint8Array): string {
+  let text = "";
+  for (const byte of bytes) text += String.fromCharCode(byte);
+  return btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function random(): string {
+  return base64url(crypto.getRandomValues(new Uint8Array(32)));
+}
+
+async function challengeOf(verifier: string): Promise<string> {
+  return base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
+}
+
+function defaultRedirectUri(): string {
+  return `${location.origin}${location.pathname}`;
+}
+
+export function authApi(transport: Transport) {
+  const browserOnly = (what: string) => {
+    if (transport.isServer)
+      throw new GatewayError(
+        400,
+        "browser_only",
+        `auth.${what}() needs a browser client (gatewayUrl + clientId).`,
+      );
+  };
+  const options = transport.options as { clientId?: string; redirectUri?: string; scope?: string };
+
+  return {
+    /** Sends the browser to the gateway's /auth/authorize with a fresh PKCE challenge and state. */
+    async signIn(): Promise<void> {
+      browserOnly("signIn");
+      const pending: Pending = {
+        verifier: random(),
+        state: random(),
+        redirectUri: options.redirectUri ?? defaultRedirectUri(),
+      };
+      sessionStorage.setItem(STORAGE_KEY, JSON.stringify(pending));
+      const query = new URLSearchParams({
+        response_type: "code",
+        client_id: options.clientId!,
+        redirect_uri: pending.redirectUri,
+        scope: options.scope ?? "openid offline_access",
+        state: pending.state,
+        code_challenge: await challengeOf(pending.verifier),
+        code_challenge_method: "S256",
+      });
+      location.assign(`${transport.base}/auth/authorize?${query}`);
+    },
+
+    /** Finishes sign-in on the redirect URI: checks state, exchanges the code, cleans the address bar. */
+    async handleRedirectCallback(url: string = location.href): Promise<{ authenticated: true }> {
+      browserOnly("handleRedirectCallback");
+      const current = new URL(url);
+      const params = new URLSearchParams(current.search);
+      const saved = sessionStorage.getItem(STORAGE_KEY);
+      sessionStorage.removeItem(STORAGE_KEY);
+      for (const name of ["code", "state", "scope", "iss", "error", "error_description"])
+        current.searchParams.delete(name);
+      history.replaceState(history.state, "", `${current.pathname}${current.search}${current.hash}`);
+      if (params.get("error"))
+        throw new GatewayError(
+          400,
+          params.get("error")!,
+          params.get("error_description") ?? "Sign-in was refused.",
+        );
+      const pending = saved ? (JSON.parse(saved) as Pending) : undefined;
+      if (!pending || params.get("state") !== pending.state)
+        throw new GatewayError(400, "state_mismatch", "This sign-in did not start here.");
+      const code = params.get("code");
+      if (!code) throw new GatewayError(400, "missing_code", "The redirect carries no code.");
+      await transport.request("POST", "/auth/token", {
+        noRetry: true,
+        body: {
+          code,
+          code_verifier: pending.verifier,
+          redirect_uri: pending.redirectUri,
+          client_id: options.clientId,
+        },
+      });
+      return { authenticated: true };
+    },
+
+    /** Whether the browser is signed in, and as whom. With a server client: who the token belongs to. */
+    async getSession(): Promise<Session> {
+      if (transport.isServer) {
+        try {
+          const me = await transport.request<{ userId: string }>("GET", "/v1/me");
+          return { authenticated: true, userId: me.userId };
+        } catch (error) {
+          if (error instanceof GatewayError && error.status === 401) return { authenticated: false };
+          throw error;
+        }
+      }
+      const session = await transport.request<{ authenticated: boolean; user_id?: string }>(
+        "GET",
+        "/auth/session",
+        { noRetry: true },
+      );
+      return session.authenticated
+        ? { authenticated: true, userId: session.user_id }
+        : { authenticated: false };
+    },
+
+    /** Signs out: the gateway revokes the refresh token and clears its cookies. */
+    async signOut(): Promise<void> {
+      browserOnly("signOut");
+      await transport.request("POST", "/auth/logout", {
+        noRetry: true,
+        body: { client_id: options.clientId },
+      });
+    },
+  };
+}

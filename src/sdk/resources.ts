@@ -1,0 +1,77 @@
+/**
+ * `resource.*`: the /v1/resources API. `resource(id)` (or `resource.handle(id)`) is a handle with the
+ * membership calls; `resource.get(id)` fetches one resource's view.
+ */
+import type { Transport } from "./transport.ts";
+import type {
+  BrowseItem,
+  BrowseOptions,
+  BrowsePage,
+  MemberEntry,
+  MemberState,
+  ResourceView,
+  Role,
+  Visibility,
+} from "./types.ts";
+
+const path = (id: string, action = "") =>
+  `/v1/resources/${encodeURIComponent(id)}${action ? `/${action}` : ""}`;
+
+export function resourceHandle(transport: Transport, id: string) {
+  const post = <T>(action: string, body?: unknown) =>
+    transport.request<T>("POST", path(id, action), { body: body ?? {} });
+  return {
+    id,
+    get: () => transport.request<ResourceView>("GET", path(id)),
+    delete: () => transport.request<{ ok: true }>("DELETE", path(id)),
+    members: {
+      list: async () =>
+        (await transport.request<{ members: MemberEntry[] }>("GET", path(id, "members"))).members,
+      invite: (userId: string, options: { role?: Role } = {}) =>
+        post<{ ok: true; state: "invited" }>("invite", { userId, ...options }),
+      request: (options: { role?: Role } = {}) => post<{ ok: true; state: "requested" }>("request", options),
+      /** Without a userId: accept your own invite. With one (admin): accept that user's request. */
+      accept: (userId?: string) =>
+        post<{ ok: true; state: "active" }>("accept", userId === undefined ? {} : { userId }),
+      reject: (userId?: string) => post<{ ok: true }>("reject", userId === undefined ? {} : { userId }),
+      join: () => post<{ ok: true; state: "active" }>("join"),
+      leave: () => post<{ ok: true }>("leave"),
+      setRole: (userId: string, role: Role) => post<{ ok: true; role: Role }>("setRole", { userId, role }),
+      remove: (userId: string) => post<{ ok: true }>("remove", { userId }),
+    },
+  };
+}
+
+export type ResourceHandle = ReturnType<typeof resourceHandle>;
+
+export function resourceApi(transport: Transport) {
+  const handle = (id: string) => resourceHandle(transport, id);
+  return Object.assign(handle, {
+    handle,
+    create: (type: string, options: { name: string; visibility?: Visibility }) =>
+      transport.request<ResourceView>("POST", "/v1/resources", { body: { type, ...options } }),
+    list: async (options: { type?: string; state?: MemberState } = {}) => {
+      const query = new URLSearchParams();
+      if (options.type) query.set("type", options.type);
+      if (options.state) query.set("state", options.state);
+      const suffix = query.size ? `?${query}` : "";
+      return (await transport.request<{ resources: ResourceView[] }>("GET", `/v1/resources${suffix}`))
+        .resources;
+    },
+    browse: async (options: BrowseOptions = {}): Promise<BrowsePage> => {
+      const query = new URLSearchParams();
+      if (options.type) query.set("type", options.type);
+      if (options.query) query.set("query", options.query);
+      if (options.limit !== undefined) query.set("limit", String(options.limit));
+      if (options.cursor) query.set("cursor", options.cursor);
+      const page = await transport.request<{ resources: BrowseItem[]; nextCursor: string | null }>(
+        "GET",
+        `/v1/resources/browse?${query}`,
+      );
+      return { rows: page.resources, nextCursor: page.nextCursor };
+    },
+    static: (type: string, slug: string) =>
+      transport.request<ResourceView>("GET", `/v1/resources/static?${new URLSearchParams({ type, slug })}`),
+    get: (id: string) => handle(id).get(),
+  });
+}

@@ -1,0 +1,86 @@
+/**
+ * The demo app on its own origin, next to the development provider and a gateway (what `gateway dev`
+ * runs), all on 127.0.0.1 with free ports; plus Debian's Chromium through playwright-core.
+ */
+import { join } from "node:path";
+import { type BrowserContext, chromium } from "playwright-core";
+import { startDevIdp } from "../../src/devidp/index.ts";
+import { loadConfig } from "../../src/server/config.ts";
+import { serveDemo } from "../../src/server/demo.ts";
+import { startGateway } from "../../src/server/serve.ts";
+import { freePort, tempDir } from "./stack.ts";
+
+export const DEMO_CLIENT = "demo-web";
+
+export async function startDemoStack(options: { accessTokenTtlSeconds?: number } = {}) {
+  const port = freePort();
+  const demoPort = freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const demoUrl = `http://127.0.0.1:${demoPort}`;
+  const idp = await startDevIdp({
+    clients: [{ clientId: DEMO_CLIENT, redirectUris: [`${demoUrl}/`], clientName: "Demo" }],
+    consentUrl: `${url}/auth/consent`,
+    adminApiKey: "demo-idp-key",
+    accessTokenTtlSeconds: options.accessTokenTtlSeconds,
+    quiet: true,
+  });
+  const config = loadConfig({
+    PORT: String(port),
+    ADMIN_PORT: String(freePort()),
+    DATABASE_PATH: join(tempDir(), "gateway.db"),
+    OIDC_ISSUER: idp.issuer,
+    IDP_ADMIN_API_KEY: "demo-idp-key",
+    COOKIE_SECURE: "false",
+  });
+  const apps = {
+    apps: [
+      {
+        id: "demo",
+        clients: [{ clientId: DEMO_CLIENT, redirectUris: [`${demoUrl}/`] }],
+        types: {
+          album: { visibility: "discoverable" as const },
+          team: {},
+          board: { visibility: "unlisted" as const },
+        },
+      },
+    ],
+  };
+  const logs: string[] = [];
+  const running = await startGateway({
+    config,
+    apps,
+    log: (_l, m, f) => logs.push(JSON.stringify({ m, ...f })),
+  });
+  const demo = serveDemo({ port: demoPort, host: "127.0.0.1", gatewayUrl: url, clientId: DEMO_CLIENT });
+  return {
+    idp,
+    running,
+    url,
+    demoUrl,
+    logs,
+    async stop() {
+      await demo.stop(true);
+      await running.stop();
+      await idp.stop();
+    },
+  };
+}
+
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+export async function launchBrowser(): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(tempDir("sg-chromium-"), {
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
+}
