@@ -5,7 +5,7 @@
  * same time — and retries once. Server mode: `Authorization: Bearer`, no cookies, no CSRF header.
  * Every failure surfaces as one `GatewayError` carrying the HTTP status and the API's `code`.
  */
-import type { ClientOptions } from "./types.ts";
+import type { ClientOptions, FetchLike } from "./types.ts";
 
 export class GatewayError extends Error {
   constructor(
@@ -26,7 +26,7 @@ export interface RequestOptions {
 
 export class Transport {
   readonly base: string;
-  private readonly fetchImpl: (url: string, init: RequestInit) => Promise<Response>;
+  private readonly fetchImpl: FetchLike;
   private refreshing: Promise<boolean> | undefined;
 
   constructor(readonly options: ClientOptions) {

@@ -36,14 +36,17 @@ export interface BrowserClientOptions {
   redirectUri?: string;
   /** Scopes to ask for; default "openid offline_access". */
   scope?: string;
-  fetch?: typeof fetch;
+  fetch?: FetchLike;
 }
 
 /** Servers: the gateway URL and an access token sent as a bearer (no cookies, no CSRF header). */
 export interface ServerClientOptions {
   gatewayUrl: string;
   accessToken: string;
-  fetch?: typeof fetch;
+  fetch?: FetchLike;
 }
 
 export type ClientOptions = BrowserClientOptions | ServerClientOptions;
+
+/** A `fetch` to use instead of the global one (tests, custom agents). */
+export type FetchLike = (url: string, init?: RequestInit) => Promise<Response>;

@@ -69,6 +69,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
           { clientId: CLIENT_ID, redirectUris: [redirectUri], origins: ["http://127.0.0.1:5999"] },
           { clientId: SECRET_CLIENT_ID, redirectUris: [redirectUri], clientSecret: CLIENT_SECRET },
         ],
+        types: { team: { visibility: "members" as const }, album: { visibility: "discoverable" as const } },
       },
     ],
   };

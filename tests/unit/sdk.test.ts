@@ -1,0 +1,255 @@
+/** Every SDK method against the in-process app (`fetch` replaced by `app.handle`), in browser mode. */
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { createClient, GatewayError } from "../../src/sdk/index.ts";
+import { type InProcess, inProcess, sessionFor } from "../helpers/in-process.ts";
+
+const GATEWAY = "http://gateway.test";
+let gw: InProcess;
+const cookies: Record<string, string> = {};
+const sent: Array<{
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: unknown;
+  credentials?: string;
+}> = [];
+
+beforeAll(async () => {
+  gw = await inProcess(
+    {},
+    {
+      apps: [
+        {
+          id: "default",
+          clients: [],
+          types: { team: {}, album: { visibility: "discoverable" } },
+          statics: [{ type: "feed", slug: "global", name: "Global feed", visibility: "discoverable" }],
+        },
+      ],
+    },
+  );
+  for (const user of ["alice", "bob", "carol"]) cookies[user] = (await sessionFor(gw, user, "web")).cookie!;
+});
+
+/** A browser client for `user`: the cookie jar is simulated by adding the user's cookie to each call. */
+function clientFor(user: string | null) {
+  return createClient({
+    gatewayUrl: GATEWAY,
+    clientId: "web",
+    redirectUri: "http://app.test/callback",
+    fetch: async (url, init = {}) => {
+      const target = new URL(String(url));
+      const headers = { ...(init.headers as Record<string, string>) };
+      sent.push({
+        method: init.method ?? "GET",
+        path: target.pathname + target.search,
+        headers,
+        body: init.body ? JSON.parse(String(init.body)) : undefined,
+        credentials: init.credentials,
+      });
+      return gw.handle(target.pathname + target.search, {
+        ...init,
+        headers: user ? { ...headers, cookie: cookies[user]! } : headers,
+      });
+    },
+  });
+}
+
+afterEach(() => {
+  sent.length = 0;
+});
+
+describe("auth", () => {
+  test("getSession reports the user; without a session it is signed out", async () => {
+    expect(await clientFor("alice").auth.getSession()).toEqual({ authenticated: true, userId: "alice" });
+    expect(await clientFor(null).auth.getSession()).toEqual({ authenticated: false });
+    expect(sent.every((s) => s.credentials === "include")).toBe(true);
+  });
+
+  test("signOut posts /auth/logout with the CSRF header and ends the session", async () => {
+    cookies.dave = (await sessionFor(gw, "dave")).cookie!;
+    await clientFor("dave").auth.signOut();
+    expect(sent.at(-1)).toMatchObject({
+      method: "POST",
+      path: "/auth/logout",
+      headers: { "x-service-csrf": "1" },
+      body: { client_id: "web" },
+    });
+    expect(await clientFor("dave").auth.getSession()).toEqual({ authenticated: false });
+  });
+
+  describe("signIn and handleRedirectCallback (browser globals stubbed)", () => {
+    const storage = new Map<string, string>();
+    let assigned = "";
+    let replaced = "";
+    const names = ["sessionStorage", "location", "history"] as const;
+    const originals = names.map((name) => Object.getOwnPropertyDescriptor(globalThis, name));
+    afterAll(() => {
+      names.forEach((name, i) => {
+        const original = originals[i];
+        if (original) Object.defineProperty(globalThis, name, original);
+        else delete (globalThis as Record<string, unknown>)[name];
+      });
+    });
+    Object.assign(globalThis, {
+      sessionStorage: {
+        getItem: (k: string) => storage.get(k) ?? null,
+        setItem: (k: string, v: string) => storage.set(k, v),
+        removeItem: (k: string) => storage.delete(k),
+      },
+      location: {
+        origin: "http://app.test",
+        pathname: "/callback",
+        href: "http://app.test/callback",
+        assign: (url: string) => (assigned = url),
+      },
+      history: { state: null, replaceState: (_s: unknown, _t: string, url: string) => (replaced = url) },
+    });
+
+    test("signIn redirects to /auth/authorize with S256 PKCE and a state kept in sessionStorage", async () => {
+      await clientFor(null).auth.signIn();
+      const url = new URL(assigned);
+      expect(url.origin + url.pathname).toBe(`${GATEWAY}/auth/authorize`);
+      const q = Object.fromEntries(url.searchParams);
+      expect(q).toMatchObject({
+        response_type: "code",
+        client_id: "web",
+        redirect_uri: "http://app.test/callback",
+        code_challenge_method: "S256",
+        scope: "openid offline_access",
+      });
+      const saved = JSON.parse([...storage.values()][0]!);
+      expect(saved.state).toBe(q.state);
+      const digest = new Uint8Array(
+        await crypto.subtle.digest("SHA-256", new TextEncoder().encode(saved.verifier)),
+      );
+      expect(q.code_challenge).toBe(Buffer.from(digest).toString("base64url"));
+      expect(saved.verifier.length).toBeGreaterThanOrEqual(43);
+    });
+
+    test("the callback checks state, posts the code with the verifier, cleans the URL and the storage", async () => {
+      const client = clientFor(null);
+      await client.auth.signIn();
+      const { state, verifier } = JSON.parse([...storage.values()][0]!);
+      // No identity provider here, so the gateway answers 503: the request it got is what we check.
+      const error = await client.auth
+        .handleRedirectCallback(`http://app.test/callback?code=abc&state=${state}&iss=x&keep=1`)
+        .catch((e) => e);
+      expect(error).toBeInstanceOf(GatewayError);
+      expect(error).toMatchObject({ status: 503, code: "issuer_not_configured" });
+      expect(sent.at(-1)).toMatchObject({
+        method: "POST",
+        path: "/auth/token",
+        headers: { "x-service-csrf": "1" },
+        body: {
+          code: "abc",
+          code_verifier: verifier,
+          redirect_uri: "http://app.test/callback",
+          client_id: "web",
+        },
+      });
+      expect(replaced).toBe("/callback?keep=1");
+      expect(storage.size).toBe(0);
+    });
+
+    test("a state that did not start here, or an error from the provider, is refused without calling the gateway", async () => {
+      const client = clientFor(null);
+      await client.auth.signIn();
+      await expect(
+        client.auth.handleRedirectCallback("http://app.test/callback?code=abc&state=forged-state"),
+      ).rejects.toMatchObject({ code: "state_mismatch" });
+      await client.auth.signIn();
+      await expect(
+        client.auth.handleRedirectCallback("http://app.test/callback?error=access_denied&state=x"),
+      ).rejects.toMatchObject({ code: "access_denied" });
+      expect(sent.some((s) => s.path === "/auth/token")).toBe(false);
+    });
+  });
+});
+
+describe("resource", () => {
+  test("create, list, get, static, browse", async () => {
+    const alice = clientFor("alice");
+    const team = await alice.resource.create("team", { name: "Red team" });
+    expect(team).toEqual({
+      id: team.id,
+      type: "team",
+      name: "Red team",
+      visibility: "members",
+      discoverable: false,
+    });
+    const album = await alice.resource.create("album", { name: "Trip", visibility: "discoverable" });
+    expect((await alice.resource.list({ type: "team" })).map((r) => r.id)).toEqual([team.id]);
+    expect(await alice.resource.get(team.id)).toMatchObject({ id: team.id, memberCount: 1 });
+    expect(await alice.resource(team.id).get()).toMatchObject({ id: team.id });
+    expect(await alice.resource.static("feed", "global")).toMatchObject({
+      type: "feed",
+      name: "Global feed",
+      memberCount: 0,
+    });
+    const page = await alice.resource.browse({ type: "album", query: "tri", limit: 1 });
+    expect(page).toEqual({
+      rows: [expect.objectContaining({ id: album.id, memberCount: 1 })],
+      nextCursor: null,
+    });
+    expect(sent.filter((s) => s.method === "POST").every((s) => s.headers["x-service-csrf"] === "1")).toBe(
+      true,
+    );
+    expect(
+      sent.filter((s) => s.method === "GET").every((s) => s.headers["x-service-csrf"] === undefined),
+    ).toBe(true);
+  });
+
+  test("members: invite, accept, setRole, list, request, accept a request, reject, join, leave, remove, delete", async () => {
+    const alice = clientFor("alice");
+    const bob = clientFor("bob");
+    const carol = clientFor("carol");
+    const team = await alice.resource.create("team", { name: "Blue" });
+    const handle = alice.resource(team.id);
+    expect(await handle.members.invite("bob", { role: "admin" })).toEqual({ ok: true, state: "invited" });
+    expect((await bob.resource.list({ state: "invited" })).map((r) => r.id)).toEqual([team.id]);
+    expect(await bob.resource(team.id).members.accept()).toEqual({ ok: true, state: "active" });
+    expect(await handle.members.setRole("bob", "writer")).toEqual({ ok: true, role: "writer" });
+    expect(await carol.resource(team.id).members.request()).toEqual({ ok: true, state: "requested" });
+    expect(await handle.members.list()).toEqual([
+      { userId: "alice", role: "owner", state: "active" },
+      { userId: "bob", role: "writer", state: "active" },
+      { userId: "carol", role: "writer", state: "requested" },
+    ]);
+    expect(await handle.members.reject("carol")).toEqual({ ok: true });
+    await carol.resource(team.id).members.request({ role: "reader" });
+    expect(await handle.members.accept("carol")).toEqual({ ok: true, state: "active" });
+    expect(await carol.resource(team.id).members.leave()).toEqual({ ok: true });
+    expect(await handle.members.remove("bob")).toEqual({ ok: true });
+    const album = await alice.resource.create("album", { name: "Open" });
+    expect(await bob.resource(album.id).members.join()).toEqual({ ok: true, state: "active" });
+    await alice.resource(album.id).members.invite("carol");
+    expect(await carol.resource(album.id).members.reject()).toEqual({ ok: true });
+    expect(await handle.delete()).toEqual({ ok: true });
+    await expect(alice.resource.get(team.id)).rejects.toMatchObject({ status: 404, code: "not_found" });
+  });
+
+  test("refusals surface as one typed error with status and code", async () => {
+    const bob = clientFor("bob");
+    const team = await clientFor("alice").resource.create("team", { name: "Private" });
+    const cases: Array<[Promise<unknown>, number, string]> = [
+      [bob.resource(team.id).members.join(), 403, "not_public"],
+      [bob.resource.create("nope", { name: "x" }), 404, "unknown_type"],
+      [clientFor("alice").resource(team.id).members.leave(), 403, "owner_cannot_leave"],
+      [
+        clientFor("alice")
+          .resource(team.id)
+          .members.invite("bob", { role: "owner" as never }),
+        400,
+        "invalid_role",
+      ],
+      [clientFor(null).resource.list(), 401, "unauthenticated"],
+    ];
+    for (const [call, status, code] of cases) {
+      const error = (await call.catch((e: unknown) => e)) as GatewayError;
+      expect(error).toBeInstanceOf(GatewayError);
+      expect({ status: error.status, code: error.code }).toEqual({ status, code });
+      expect(typeof error.message).toBe("string");
+    }
+  });
+});
