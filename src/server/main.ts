@@ -14,7 +14,8 @@ Usage: gateway <command>
 Commands:
   serve     serve the public API (PORT, default 8787) and the admin API (ADMIN_PORT, default 8788)  [default]
   migrate   create or migrate the SQLite database at DATABASE_PATH and exit
-  dev       start a development identity provider and the gateway together, with a sample apps file
+  dev       start a development identity provider, the gateway and the demo app together
+  tui       the operator dashboard over the admin API (--url/ADMIN_URL, --token/ADMIN_TOKEN, --json)
   help      show this text
 
 Configuration is read from environment variables only; see README.md.`;
@@ -47,6 +48,10 @@ async function main(argv: string[]): Promise<number> {
     openStorage(config.databasePath).close();
     console.log(`gateway: database ${config.databasePath} is migrated`);
     return 0;
+  }
+  if (command === "tui") {
+    const { runTui } = await import("../tui/main.tsx");
+    return runTui(argv.slice(1));
   }
   if (command === "dev") {
     const { runDev } = await import("./dev.ts");
