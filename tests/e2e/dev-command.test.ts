@@ -21,6 +21,7 @@ async function waitFor(url: string): Promise<void> {
 test("dev starts both, prints the URLs, and the landing client signs in", async () => {
   const port = freePort();
   const idpPort = freePort();
+  const demoPort = freePort();
   const dir = tempDir("sg-dev-");
   child = Bun.spawn(["bun", join(root, "src/server/main.ts"), "dev"], {
     cwd: dir,
@@ -29,6 +30,7 @@ test("dev starts both, prints the URLs, and the landing client signs in", async 
       PORT: String(port),
       ADMIN_PORT: String(freePort()),
       DEV_IDP_PORT: String(idpPort),
+      DEMO_PORT: String(demoPort),
     },
     stdout: "pipe",
     stderr: "pipe",
@@ -43,6 +45,8 @@ test("dev starts both, prints the URLs, and the landing client signs in", async 
   expect(script).toContain(JSON.stringify(LANDING_CLIENT_ID));
   expect(script).toContain("/auth/authorize");
 
+  const demo = await fetch(`http://127.0.0.1:${demoPort}/config.json`);
+  expect(await demo.json()).toEqual({ gatewayUrl: url, clientId: "demo-web" });
   const stackLike = {
     url,
     idp: { issuer: `http://127.0.0.1:${idpPort}` },
@@ -65,4 +69,5 @@ test("dev starts both, prints the URLs, and the landing client signs in", async 
   expect(printed).toContain(`gateway        ${url}/`);
   expect(printed).toContain(`http://127.0.0.1:${idpPort}`);
   expect(printed).toMatch(/NOT FOR PRODUCTION/);
+  expect(printed).toContain(`demo app       http://127.0.0.1:${demoPort}/`);
 }, 60_000);
