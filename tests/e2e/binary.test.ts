@@ -37,9 +37,15 @@ test("build, start from an empty folder, migrate, serve /healthz; --help lists s
   const work = join(dir, "empty");
   Bun.spawnSync(["mkdir", "-p", work]);
   const port = freePort();
+  const adminPort = freePort();
   child = Bun.spawn([binary, "serve"], {
     cwd: work,
-    env: { PATH: process.env.PATH ?? "", PORT: String(port), ADMIN_PORT: String(freePort()) },
+    env: {
+      PATH: process.env.PATH ?? "",
+      PORT: String(port),
+      ADMIN_PORT: String(adminPort),
+      ADMIN_TOKEN: "bin-admin",
+    },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -54,4 +60,21 @@ test("build, start from an empty folder, migrate, serve /healthz; --help lists s
   }
   expect(body).toEqual({ ok: true });
   expect(existsSync(join(work, "data", "gateway.db"))).toBe(true);
+
+  // The same binary runs the TUI; with stdout not a terminal it prints the overview and exits.
+  const tui = Bun.spawn(
+    [binary, "tui", "--json", "--url", `http://127.0.0.1:${adminPort}`, "--token", "bin-admin"],
+    {
+      env: { PATH: process.env.PATH ?? "" },
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
+  expect(await tui.exited).toBe(0);
+  const overview = JSON.parse(await new Response(tui.stdout).text());
+  expect(overview).toMatchObject({
+    sessions: { active: 0 },
+    resources: 1,
+    pending: { invited: 0, requested: 0 },
+  });
 }, 60_000);
