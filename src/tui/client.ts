@@ -1,0 +1,171 @@
+/**
+ * The admin API as the TUI sees it (CONTRACT §7). Screens and hooks depend only on `AdminClient`, so tests
+ * inject a fake. Every request carries the bearer token and a timeout; failures surface as `AdminApiError`
+ * with the HTTP status (0 when the gateway could not be reached) and the contract's error code.
+ */
+
+import type { BackoffOptions } from "./backoff.ts";
+import { AdminApiError, describeError, toApiError } from "./errors.ts";
+import { subscribeEvents } from "./events.ts";
+
+export { AdminApiError, describeError } from "./errors.ts";
+
+export interface Overview {
+  sessions: { active: number };
+  users: number;
+  resources: number;
+  pending: { invited: number; requested: number };
+  tokenCache: { hits: number; misses: number };
+  uptimeSeconds: number;
+}
+
+export interface SessionRow {
+  id: string;
+  userId: string;
+  clientId: string;
+  createdAt: string;
+  lastSeenAt: string;
+  expiresAt: string;
+}
+
+export type PendingState = "invited" | "requested";
+
+export interface PendingRow {
+  resourceId: string;
+  resourceName: string;
+  userId: string;
+  role: string;
+  state: PendingState;
+  invitedBy: string | null;
+  createdAt: string;
+}
+
+export interface ResourceRow {
+  id: string;
+  type: string;
+  name: string;
+  visibility: string;
+  discoverable: boolean;
+  appId: string;
+  memberCount: number;
+  createdAt: string;
+}
+
+export interface MemberRow {
+  userId: string;
+  role: string;
+  state: string;
+  since: string;
+}
+
+export interface AdminEvent {
+  id: string;
+  type: string;
+  actor: string | null;
+  resourceId: string | null;
+  userId: string | null;
+  data: unknown;
+  at: string;
+}
+
+export type StreamStatus =
+  | { state: "open" }
+  | { state: "retrying"; retryAt: number; attempt: number; error: string };
+
+export interface PageOptions {
+  limit?: number;
+  cursor?: string;
+}
+export interface ListSessionsOptions extends PageOptions {
+  userId?: string;
+  clientId?: string;
+}
+export interface ListPendingOptions extends PageOptions {
+  state?: PendingState;
+}
+export interface ListResourcesOptions extends PageOptions {
+  type?: string;
+  query?: string;
+}
+
+export interface AdminClient {
+  /** The gateway's admin base URL, shown in the header. */
+  readonly url: string;
+  getOverview(): Promise<Overview>;
+  listSessions(options?: ListSessionsOptions): Promise<{ sessions: SessionRow[]; nextCursor: string | null }>;
+  revokeSession(id: string): Promise<void>;
+  listPending(options?: ListPendingOptions): Promise<{ pending: PendingRow[]; nextCursor: string | null }>;
+  cancelPending(resourceId: string, userId: string): Promise<void>;
+  listResources(
+    options?: ListResourcesOptions,
+  ): Promise<{ resources: ResourceRow[]; nextCursor: string | null }>;
+  listMembers(resourceId: string): Promise<{ members: MemberRow[] }>;
+  /** Follows the event stream, reconnecting with backoff, until the returned function is called. */
+  subscribe(onEvent: (event: AdminEvent) => void, onStatus: (status: StreamStatus) => void): () => void;
+}
+
+export interface AdminClientOptions {
+  url: string;
+  token: string;
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+  /** Reconnect delays of the event stream (default 2 s → 60 s). */
+  streamBackoff?: BackoffOptions;
+}
+
+export function createAdminClient(options: AdminClientOptions): AdminClient {
+  const base = options.url.replace(/\/+$/, "");
+  const doFetch = options.fetch ?? fetch;
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const auth = { authorization: `Bearer ${options.token}` };
+
+  async function call<T>(method: "GET" | "DELETE", path: string, query?: object): Promise<T> {
+    const url = new URL(base + path);
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value !== undefined && value !== "") url.searchParams.set(key, String(value));
+    }
+    let response: Response;
+    try {
+      response = await doFetch(url, {
+        method,
+        headers: { ...auth, accept: "application/json" },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (error) {
+      const timedOut = error instanceof Error && error.name === "TimeoutError";
+      throw new AdminApiError(0, timedOut ? "timeout" : "unreachable", `${base}: ${describeError(error)}`);
+    }
+    if (!response.ok) throw await toApiError(response);
+    try {
+      return (await response.json()) as T;
+    } catch {
+      throw new AdminApiError(
+        response.status,
+        "invalid_response",
+        "the admin API answered something not JSON",
+      );
+    }
+  }
+
+  const segment = encodeURIComponent;
+  return {
+    url: base,
+    getOverview: () => call("GET", "/admin/v1/overview"),
+    listSessions: (o) => call("GET", "/admin/v1/sessions", o),
+    revokeSession: async (id) => void (await call("DELETE", `/admin/v1/sessions/${segment(id)}`)),
+    listPending: (o) => call("GET", "/admin/v1/pending", o),
+    cancelPending: async (resourceId, userId) =>
+      void (await call("DELETE", `/admin/v1/pending/${segment(resourceId)}/${segment(userId)}`)),
+    listResources: (o) => call("GET", "/admin/v1/resources", o),
+    listMembers: (id) => call("GET", `/admin/v1/resources/${segment(id)}/members`),
+    subscribe: (onEvent, onStatus) =>
+      subscribeEvents({
+        url: `${base}/admin/v1/events`,
+        headers: auth,
+        fetch: doFetch,
+        onEvent,
+        onStatus,
+        backoff: options.streamBackoff,
+      }),
+  };
+}
