@@ -15,7 +15,11 @@ const item = (text: string, button?: { label: string; onClick: () => Promise<unk
   if (button) {
     const b = document.createElement("button");
     b.textContent = button.label;
-    b.onclick = () => run(async () => (await button.onClick(), refresh()));
+    b.onclick = () =>
+      run(async () => {
+        await button.onClick();
+        await refresh();
+      });
     li.append(" ", b);
   }
   return li;
@@ -58,7 +62,11 @@ async function refresh() {
 }
 
 $("sign-in").onclick = () => run(() => gateway.auth.signIn());
-$("sign-out").onclick = () => run(async () => (await gateway.auth.signOut(), refresh()));
+$("sign-out").onclick = () =>
+  run(async () => {
+    await gateway.auth.signOut();
+    await refresh();
+  });
 $<HTMLFormElement>("create").onsubmit = (event) => {
   event.preventDefault();
   run(async () => {

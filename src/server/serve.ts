@@ -4,7 +4,7 @@
  */
 import { buildAdminApp, buildPublicApp } from "./app.ts";
 import type { AppsFile } from "./apps/model.ts";
-import { AppRegistry, loadAppsFile } from "./apps/registry.ts";
+import { AppRegistry, DEFAULT_APPS, loadAppsFile } from "./apps/registry.ts";
 import type { Config } from "./config.ts";
 import { type ConsentHooks, createGateway, type Gateway } from "./gateway.ts";
 import { MAX_BODY_BYTES } from "./http/plumbing.ts";
@@ -31,7 +31,8 @@ export async function startGateway({
   log,
   consentHooks,
 }: StartOptions): Promise<RunningGateway> {
-  const registry = new AppRegistry(apps ?? (await loadAppsFile(config.gatewayConfigPath)));
+  const file = apps ?? (await loadAppsFile(config.gatewayConfigPath));
+  const registry = new AppRegistry(file, { acceptAnyClient: file === DEFAULT_APPS });
   const gateway = await createGateway({ config, apps: registry, log, consentHooks });
   // Bun's own limit is only a backstop (it answers 413 with no body): the 64 KiB limit with its JSON
   // error is enforced by the plumbing, so Bun's is set well above it.
@@ -48,7 +49,7 @@ export async function startGateway({
     idleTimeout: 60,
     port: config.adminPort,
     hostname: config.adminHost,
-    fetch: buildAdminApp(gateway).fetch,
+    fetch: gateway.metrics.instrument(buildAdminApp(gateway).fetch),
   });
   return {
     gateway,

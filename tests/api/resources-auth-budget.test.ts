@@ -80,7 +80,7 @@ describe("authentication", () => {
 
   test("an expired access token in a live session: 401 (the SDK refreshes and retries)", async () => {
     const { sealed } = await k.gw.gateway.sessions.start(
-      { accessToken: "at-expired", refreshToken: "rt-x", idToken: undefined, expiresIn: 1, scope: "openid" },
+      { accessToken: "at-expired", refreshToken: "rt-x", idToken: undefined, expiresIn: 0, scope: "openid" },
       "au-expired",
       "web",
     );

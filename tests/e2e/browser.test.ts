@@ -44,6 +44,7 @@ describe("the demo app in Chromium", () => {
     await page.selectOption("#type", "album");
     await page.click("#create button");
     await page.waitForSelector("#created:has-text('Created Holiday pictures')");
+    await page.waitForSelector("#mine:has-text('Holiday pictures')"); // the list refreshes after the create
     expect(await page.textContent("#mine")).toContain("Holiday pictures");
 
     // The session cookie is httpOnly, and nothing the page can read holds a token.

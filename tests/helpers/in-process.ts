@@ -22,7 +22,7 @@ export async function inProcess(
   const logs: string[] = [];
   const gateway = await createGateway({
     config,
-    apps: new AppRegistry(apps),
+    apps: new AppRegistry(apps, { acceptAnyClient: apps === DEFAULT_APPS }),
     log: (level, message, fields) => logs.push(JSON.stringify({ level, message, ...fields })),
   });
   const publicApp = buildPublicApp(gateway);

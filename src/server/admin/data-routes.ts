@@ -1,9 +1,10 @@
 /** Admin routes for a data service and for deploys (CONTRACT §6, §7): the seam and app configuration. */
 import { Elysia, t } from "elysia";
 import { deployApp } from "../apps/deploy.ts";
-import { AppModel } from "../apps/model.ts";
+import type { AppDef } from "../apps/model.ts";
+import { AppsFileError, validateDeploy } from "../apps/registry.ts";
 import type { Gateway } from "../gateway.ts";
-import { errors } from "../http/errors.ts";
+import { ApiError } from "../http/errors.ts";
 import { notFound } from "../resources/service.ts";
 
 export const AdminId = t.String({
@@ -15,14 +16,18 @@ export const AdminId = t.String({
 export function dataRoutes(gateway: Gateway) {
   const { membership, seam } = gateway;
   return new Elysia({ name: "admin-data-routes" })
-    .post(
-      "/admin/v1/apps/:id/deploy",
-      ({ params, body }) => {
-        if (body.id !== params.id) throw errors.invalidRequest("id", "must equal the app id in the path");
-        return { ok: true, deployment: deployApp(gateway.storage, membership.store, gateway.apps, body) };
-      },
-      { body: AppModel },
-    )
+    .post("/admin/v1/apps/:id/deploy", ({ params, body }) => {
+      // Validated like the apps file (strict fields, absolute URIs, client ids unique across apps)
+      // before anything is written, so a refused deploy changes nothing.
+      let app: AppDef;
+      try {
+        app = validateDeploy(gateway.apps, params.id, body);
+      } catch (error) {
+        if (error instanceof AppsFileError) throw new ApiError(400, "invalid_request", error.message);
+        throw error;
+      }
+      return { ok: true, deployment: deployApp(gateway.storage, membership.store, gateway.apps, app) };
+    })
     .post(
       "/admin/v1/data/authorize-write",
       ({ body }) => ({ allowed: true, ...membership.authorizeWrite(body.resourceId, body.userId) }),

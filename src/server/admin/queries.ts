@@ -3,7 +3,9 @@
  * newest first like browse. Plain prepared SQL over the same tables the services write.
  */
 import type { Database } from "bun:sqlite";
-import { decodeCursor, encodeCursor } from "../resources/views.ts";
+import { encodeCursor } from "../resources/views.ts";
+
+export type After = { createdAt: number; id: string } | undefined;
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -34,8 +36,7 @@ export class AdminQueries {
     };
   }
 
-  sessions(filter: { userId?: string; clientId?: string }, limit: number, cursor?: string) {
-    const after = cursor ? decodeCursor(cursor) : undefined;
+  sessions(filter: { userId?: string; clientId?: string }, limit: number, after?: After) {
     const rows = this.sqlite
       .query(
         `SELECT id, user_id AS userId, client_id AS clientId, created_at AS createdAt, last_seen_at AS lastSeenAt, expires_at AS expiresAt
@@ -69,8 +70,7 @@ export class AdminQueries {
     };
   }
 
-  pending(state: "invited" | "requested" | undefined, limit: number, cursor?: string) {
-    const after = cursor ? decodeCursor(cursor) : undefined;
+  pending(state: "invited" | "requested" | undefined, limit: number, after?: After) {
     const rows = this.sqlite
       .query(
         `SELECT m.resource_id || '/' || m.user_id AS id, m.resource_id AS resourceId, r.name AS resourceName, m.user_id AS userId,
@@ -94,8 +94,7 @@ export class AdminQueries {
     return { pending: shown.map(({ id: _id, ...p }) => ({ ...p, createdAt: iso(p.createdAt) })), nextCursor };
   }
 
-  resources(filter: { type?: string; query?: string }, limit: number, cursor?: string) {
-    const after = cursor ? decodeCursor(cursor) : undefined;
+  resources(filter: { type?: string; query?: string }, limit: number, after?: After) {
     const pattern = filter.query
       ? `%${filter.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
       : null;

@@ -9,12 +9,12 @@ import type { Gateway } from "../gateway.ts";
 import { ApiError, errors } from "../http/errors.ts";
 import { safeEqual } from "../lib/crypto.ts";
 import { notFound } from "../resources/service.ts";
+import { parseCursor, parseLimit } from "../resources/views.ts";
 import { AdminId, dataRoutes } from "./data-routes.ts";
 import { eventStream } from "./events-stream.ts";
 
-const Limit = t.Optional(t.String({ pattern: "^[0-9]{1,4}$" }));
+const Limit = t.Optional(t.String({ maxLength: 12 }));
 const Cursor = t.Optional(t.String({ maxLength: 1024 }));
-const limitOf = (raw: string | undefined) => Math.min(Math.max(Number(raw ?? 50) || 50, 1), 200);
 
 export function adminRoutes(gateway: Gateway) {
   const token = gateway.config.adminToken;
@@ -36,8 +36,8 @@ export function adminRoutes(gateway: Gateway) {
       ({ query }) =>
         queries.sessions(
           { userId: query.userId, clientId: query.clientId },
-          limitOf(query.limit),
-          query.cursor,
+          parseLimit(query.limit),
+          parseCursor(query.cursor),
         ),
       {
         query: t.Object({
@@ -63,7 +63,7 @@ export function adminRoutes(gateway: Gateway) {
     }))
     .get(
       "/admin/v1/pending",
-      ({ query }) => queries.pending(query.state, limitOf(query.limit), query.cursor),
+      ({ query }) => queries.pending(query.state, parseLimit(query.limit), parseCursor(query.cursor)),
       {
         query: t.Object({
           state: t.Optional(t.Union([t.Literal("invited"), t.Literal("requested")])),
@@ -81,7 +81,11 @@ export function adminRoutes(gateway: Gateway) {
     .get(
       "/admin/v1/resources",
       ({ query }) =>
-        queries.resources({ type: query.type, query: query.query }, limitOf(query.limit), query.cursor),
+        queries.resources(
+          { type: query.type, query: query.query },
+          parseLimit(query.limit),
+          parseCursor(query.cursor),
+        ),
       {
         query: t.Object({
           type: t.Optional(AdminId),

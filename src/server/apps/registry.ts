@@ -46,6 +46,18 @@ export function parseAppsFile(json: unknown, source = "apps file"): AppsFile {
   return json;
 }
 
+/**
+ * Checks one app for a deploy with the apps file's rules, in the company of the other apps in force
+ * (so a client id another app owns is refused). Throws AppsFileError; returns the app as validated.
+ */
+export function validateDeploy(registry: AppRegistry, appId: string, body: unknown): AppDef {
+  const others = registry.all.filter((app) => app.id !== appId);
+  const file = parseAppsFile({ apps: [...others, body] }, "deploy");
+  const app = file.apps[file.apps.length - 1]!;
+  if (app.id !== appId) throw new AppsFileError("deploy: /id must equal the app id in the path");
+  return app;
+}
+
 export async function loadAppsFile(path: string | undefined): Promise<AppsFile> {
   if (!path) return DEFAULT_APPS;
   let json: unknown;
@@ -74,7 +86,8 @@ export interface TypeConfig {
 export const APP_RESOURCE_TYPE = "_app";
 
 /**
- * The apps in force: from the apps file at start-up, replaced one app at a time by a deploy. Lookups
+ * The apps in force: from the apps file at start-up, replaced one app at a time by a deploy (validated
+ * with `validateDeploy` first, against the same rules as the apps file). Lookups
  * (client → app, CORS origins, type configuration) always read the latest deployment.
  */
 export class AppRegistry {
@@ -82,8 +95,12 @@ export class AppRegistry {
   private byClient = new Map<string, ClientLookup>();
   private origins = new Set<string>();
 
-  constructor(file: AppsFile) {
+  /** The built-in default app, which accepts any client id; undefined when an apps file is in force. */
+  private readonly openApp: AppDef | undefined;
+
+  constructor(file: AppsFile, options: { acceptAnyClient?: boolean } = {}) {
     for (const app of file.apps) this.apps.set(app.id, app);
+    this.openApp = options.acceptAnyClient ? file.apps[0] : undefined;
     this.reindex();
   }
 
@@ -117,9 +134,8 @@ export class AppRegistry {
   lookupClient(clientId: string): ClientLookup | undefined {
     const found = this.byClient.get(clientId);
     if (found) return found;
-    // The built-in default app (no clients listed) accepts any client id.
-    for (const app of this.apps.values()) if (app.clients.length === 0) return { app, client: undefined };
-    return undefined;
+    const open = this.openApp && this.apps.get(this.openApp.id);
+    return open ? { app: open, client: undefined } : undefined;
   }
 
   /** The caller's app: its client's app, or the first app when the client is unknown (userinfo fallback). */

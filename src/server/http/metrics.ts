@@ -5,17 +5,71 @@
  */
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
+const STATIC_ROUTES = new Set([
+  "/",
+  "/healthz",
+  "/landing.js",
+  "/metrics",
+  "/auth/authorize",
+  "/auth/token",
+  "/auth/refresh",
+  "/auth/logout",
+  "/auth/session",
+  "/auth/consent",
+  "/auth/consent-request",
+  "/auth/consent/accept",
+  "/auth/consent/reject",
+  "/auth/kratos/flow",
+  "/v1/me",
+  "/v1/resources",
+  "/v1/resources/browse",
+  "/v1/resources/static",
+  "/admin/v1/overview",
+  "/admin/v1/sessions",
+  "/admin/v1/pending",
+  "/admin/v1/resources",
+  "/admin/v1/events",
+  "/admin/v1/data/authorize-write",
+  "/admin/v1/data/links",
+]);
+const RESOURCE_ACTIONS = new Set([
+  "members",
+  "invite",
+  "request",
+  "accept",
+  "reject",
+  "join",
+  "leave",
+  "setRole",
+  "remove",
+]);
+const PATTERNS: Array<[RegExp, string | ((m: RegExpExecArray) => string | undefined)]> = [
+  [
+    /^\/v1\/resources\/[^/]+(?:\/([A-Za-z]+))?$/,
+    (m) =>
+      m[1] === undefined
+        ? "/v1/resources/:id"
+        : RESOURCE_ACTIONS.has(m[1])
+          ? `/v1/resources/:id/${m[1]}`
+          : undefined,
+  ],
+  [/^\/admin\/v1\/sessions\/[^/]+$/, "/admin/v1/sessions/:id"],
+  [/^\/admin\/v1\/users\/[^/]+$/, "/admin/v1/users/:id"],
+  [/^\/admin\/v1\/pending\/[^/]+\/[^/]+$/, "/admin/v1/pending/:resourceId/:userId"],
+  [/^\/admin\/v1\/resources\/[^/]+\/members$/, "/admin/v1/resources/:id/members"],
+  [/^\/admin\/v1\/apps\/[^/]+\/deploy$/, "/admin/v1/apps/:id/deploy"],
+];
+
+/** The route pattern of a path (ids replaced), or "other": labels stay a small, fixed set. */
 export function routeLabel(path: string): string {
-  const known =
-    /^\/(v1\/resources|admin\/v1\/(?:sessions|pending|resources|apps|users))\/([^/]+)(\/.*)?$/.exec(path);
-  if (!known) return path.length > 64 ? "other" : path;
-  const [, base, id, rest = ""] = known;
-  if (base === "v1/resources" && (id === "browse" || id === "static")) return `/${base}/${id}`;
-  const tail =
-    base === "admin/v1/pending"
-      ? "/:userId"
-      : rest.replace(/[^/]+/g, (s) => (/^[A-Za-z]+$/.test(s) ? s : ":id"));
-  return `/${base}/:id${tail}`;
+  if (STATIC_ROUTES.has(path)) return path;
+  for (const [pattern, label] of PATTERNS) {
+    const match = pattern.exec(path);
+    if (!match) continue;
+    const found = typeof label === "string" ? label : label(match);
+    if (found !== undefined && found.length <= 64) return found;
+  }
+  return "other";
 }
 
 export class Metrics {
@@ -53,9 +107,9 @@ export class Metrics {
       "# HELP gateway_request_duration_seconds Request latency.",
       "# TYPE gateway_request_duration_seconds histogram",
     );
-    BUCKETS.forEach((le, i) =>
-      lines.push(`gateway_request_duration_seconds_bucket{le="${le}"} ${this.buckets[i]}`),
-    );
+    for (const [i, le] of BUCKETS.entries()) {
+      lines.push(`gateway_request_duration_seconds_bucket{le="${le}"} ${this.buckets[i]}`);
+    }
     lines.push(`gateway_request_duration_seconds_bucket{le="+Inf"} ${this.count}`);
     lines.push(
       `gateway_request_duration_seconds_sum ${this.sum}`,

@@ -7,7 +7,7 @@ import type { Gateway } from "../gateway.ts";
 import { ApiError, errors } from "../http/errors.ts";
 import { type Principal, resolvePrincipal } from "../http/principal.ts";
 import { canSee, notFound } from "./service.ts";
-import { browseItem, decodeCursor, encodeCursor, resourceView } from "./views.ts";
+import { browseItem, encodeCursor, parseCursor, parseLimit, resourceView } from "./views.ts";
 
 const NO_CONTROL = "^[^\\u0000-\\u001f\\u007f-\\u009f]+$";
 const UserId = t.String({ minLength: 1, maxLength: 256, pattern: NO_CONTROL });
@@ -22,13 +22,6 @@ export function cleanName(raw: string): string {
     throw errors.invalidRequest("name", "must be 1-200 characters after trimming");
   if (/\p{Cc}/u.test(name)) throw errors.invalidRequest("name", "must not contain control characters");
   return name;
-}
-
-function parseLimit(raw: unknown): number {
-  if (raw === undefined || raw === "") return 20;
-  if (typeof raw !== "string" || !/^\d{1,9}$/.test(raw) || Number(raw) < 1)
-    throw errors.invalidRequest("limit", "must be an integer >= 1");
-  return Math.min(Number(raw), 100);
 }
 
 export async function apiPrincipal(gateway: Gateway, request: Request): Promise<Principal> {
@@ -81,9 +74,7 @@ export function resourceRoutes(gateway: Gateway) {
         "/browse",
         ({ principal, query }) => {
           const limit = parseLimit(query.limit);
-          const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-          if (query.cursor && !after)
-            throw errors.invalidRequest("cursor", "is not a cursor this API returned");
+          const after = parseCursor(query.cursor);
           const rows = store.browse({
             appId: principal.appId,
             type: query.type,

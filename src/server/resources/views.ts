@@ -2,6 +2,7 @@
  * The shapes clients see (seed "Resources and their fields"). The owner principal and deployment
  * internals (`seq`, `app_id`, `owner_id`, `slug`) never appear in a view.
  */
+import { errors } from "../http/errors.ts";
 import type { BrowseItem, ResourceView } from "./model.ts";
 import type { BrowseRow, ResourceRow } from "./store.ts";
 
@@ -58,4 +59,21 @@ export function decodeCursor(cursor: string): { createdAt: number; id: string } 
     }
   } catch {}
   return undefined;
+}
+
+/** `limit` as browse takes it (CONTRACT §4): default 20, above 100 is 100, not an integer or below 1 is 400. */
+export function parseLimit(raw: unknown, fallback = 20): number {
+  if (raw === undefined || raw === "") return fallback;
+  if (typeof raw !== "string" || !/^\d{1,9}$/.test(raw) || Number(raw) < 1) {
+    throw errors.invalidRequest("limit", "must be an integer >= 1");
+  }
+  return Math.min(Number(raw), 100);
+}
+
+/** A cursor this API returned, or 400; no cursor means the first page. */
+export function parseCursor(raw: string | undefined): { createdAt: number; id: string } | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  const after = decodeCursor(raw);
+  if (!after) throw errors.invalidRequest("cursor", "is not a cursor this API returned");
+  return after;
 }

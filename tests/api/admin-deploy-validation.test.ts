@@ -1,0 +1,149 @@
+/**
+ * `POST /admin/v1/apps/:id/deploy` takes "one app of the apps file" (CONTRACT §3, §7): a body the
+ * apps file would refuse at start-up is refused with 400 `invalid_request` (§8) and leaves nothing
+ * behind: no deployment row, no event, no resource, the apps in force untouched, and the gateway
+ * still starts on the same database. Over real sockets, no provider needed.
+ */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import type { AppsFile } from "../../src/server/apps/model.ts";
+import { loadConfig } from "../../src/server/config.ts";
+import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
+import { tempDir } from "../helpers/stack.ts";
+
+const ADMIN = { authorization: "Bearer test-admin-token", "content-type": "application/json" };
+
+const FILE: AppsFile = {
+  apps: [
+    { id: "first", clients: [{ clientId: "first-web", redirectUris: ["http://127.0.0.1:5101/cb"] }] },
+    { id: "second", clients: [{ clientId: "second-web", redirectUris: ["http://127.0.0.1:5102/cb"] }] },
+    { id: "third", clients: [{ clientId: "third-web", redirectUris: ["http://127.0.0.1:5103/cb"] }] },
+  ],
+};
+const ORIGINS = ["http://127.0.0.1:5101", "http://127.0.0.1:5102", "http://127.0.0.1:5103"];
+
+let gw: RunningGateway;
+let databasePath = "";
+const start = () =>
+  startGateway({
+    config: loadConfig({
+      PORT: "0",
+      ADMIN_PORT: "0",
+      DATABASE_PATH: databasePath,
+      COOKIE_SECURE: "false",
+      ADMIN_TOKEN: "test-admin-token",
+    }),
+    apps: FILE,
+    log: () => {},
+  });
+
+// A fresh gateway per test: a refused deploy must not be able to leak into the next test.
+beforeEach(async () => {
+  databasePath = join(tempDir("sg-admin-deploy-"), "gateway.db");
+  gw = await start();
+});
+afterEach(async () => {
+  await gw.stop();
+});
+
+async function deploy(id: string, body: unknown) {
+  const res = await fetch(`${gw.adminUrl}/admin/v1/apps/${id}/deploy`, {
+    method: "POST",
+    headers: ADMIN,
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+const counts = () =>
+  gw.gateway.storage.sqlite
+    .query(
+      "SELECT (SELECT count(*) FROM deployments) AS deployments, (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM resources) AS resources",
+    )
+    .get() as { deployments: number; events: number; resources: number };
+/** The CORS preflight answers for registered origins only: a window on the apps in force. */
+async function allowed(origin: string): Promise<boolean> {
+  const res = await fetch(`${gw.publicUrl}/auth/refresh`, {
+    method: "OPTIONS",
+    headers: {
+      origin,
+      "access-control-request-method": "POST",
+      "access-control-request-headers": "x-service-csrf",
+    },
+  });
+  await res.arrayBuffer();
+  return res.headers.get("access-control-allow-origin") === origin;
+}
+async function appsInForce(): Promise<string[]> {
+  const res = await fetch(`${gw.adminUrl}/admin/v1/resources?type=_app`, { headers: ADMIN });
+  const body = (await res.json()) as { resources: Array<{ appId: string }> };
+  return body.resources.map((r) => r.appId).sort();
+}
+
+/** Refused, nothing written, every registered origin still allowed, and a valid deploy still works. */
+async function expectRefusedCleanly(result: { status: number; body: Record<string, unknown> }) {
+  expect(result.status).toBe(400);
+  expect(result.body).toMatchObject({ code: "invalid_request", error: expect.any(String) });
+}
+
+describe("a deploy body the apps file would refuse", () => {
+  test("an unknown field is 400 invalid_request, not silently dropped", async () => {
+    const before = counts();
+    const result = await deploy("third", {
+      ...FILE.apps[2]!,
+      statcs: [{ type: "feed", slug: "x", name: "X" }],
+    });
+    await expectRefusedCleanly(result);
+    expect(counts()).toEqual(before);
+  });
+
+  test("a redirect URI that is not an absolute URL is 400 and leaves the apps in force untouched", async () => {
+    const before = counts();
+    const result = await deploy("second", {
+      id: "second",
+      clients: [{ clientId: "second-web", redirectUris: ["not a url"] }],
+    });
+    await expectRefusedCleanly(result);
+    expect(counts()).toEqual(before);
+    for (const origin of ORIGINS)
+      expect({ origin, allowed: await allowed(origin) }).toEqual({ origin, allowed: true });
+    // The registry is intact: the next valid deploy succeeds.
+    const next = await deploy("fourth", {
+      id: "fourth",
+      clients: [{ clientId: "fourth-web", redirectUris: ["http://127.0.0.1:5104/cb"] }],
+    });
+    expect(next.status).toBe(200);
+    expect(await allowed("http://127.0.0.1:5104")).toBe(true);
+  });
+
+  test("a new app with an invalid URI is 400: no deployment, no `_app` resource", async () => {
+    const before = counts();
+    const result = await deploy("broken", {
+      id: "broken",
+      clients: [
+        { clientId: "broken-web", redirectUris: ["http://127.0.0.1:5105/cb"], origins: ["::nope::"] },
+      ],
+    });
+    await expectRefusedCleanly(result);
+    expect(counts()).toEqual(before);
+    expect(await appsInForce()).not.toContain("broken");
+    // Nothing recorded that would stop the gateway from starting again on the same database.
+    await gw.stop();
+    gw = await start();
+    expect((await fetch(`${gw.publicUrl}/healthz`)).status).toBe(200);
+    for (const origin of ORIGINS) expect(await allowed(origin)).toBe(true);
+    expect(await appsInForce()).toEqual(["first", "second", "third"]);
+  });
+
+  test("a client id that another app owns is refused (the file refuses a client appearing twice)", async () => {
+    const before = counts();
+    const result = await deploy("thief", {
+      id: "thief",
+      clients: [{ clientId: "first-web", redirectUris: ["http://127.0.0.1:5106/cb"] }],
+    });
+    expect(result.status).toBeGreaterThanOrEqual(400);
+    expect(result.status).toBeLessThan(500);
+    expect(counts()).toEqual(before);
+    expect(gw.gateway.apps.lookupClient("first-web")?.app.id).toBe("first");
+    expect(await allowed("http://127.0.0.1:5106")).toBe(false);
+  });
+});
