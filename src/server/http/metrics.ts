@@ -79,21 +79,29 @@ export class Metrics {
   private count = 0;
 
   observe(method: string, path: string, status: number, seconds: number): void {
-    const key = `method="${method}",route="${routeLabel(path)}",status="${status}"`;
+    const key = `${method} ${routeLabel(path)} ${status}`;
     this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
-    for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]!) this.buckets[i]!++;
+    let i = 0;
+    while (i < BUCKETS.length && seconds > BUCKETS[i]!) i++;
+    if (i < BUCKETS.length) this.buckets[i]!++;
     this.sum += seconds;
     this.count++;
   }
 
-  /** Wraps a fetch handler so every request is counted and timed. */
+  /** Wraps a fetch handler so every request is counted and timed (no extra await on the hot path). */
   instrument(fetch: (request: Request) => Response | Promise<Response>) {
-    return async (request: Request): Promise<Response> => {
+    return (request: Request): Response | Promise<Response> => {
       const started = performance.now();
-      const response = await fetch(request);
-      const path = request.url.slice(request.url.indexOf("/", 8)).split("?")[0]!;
-      this.observe(request.method, path, response.status, (performance.now() - started) / 1000);
-      return response;
+      const result = fetch(request);
+      const done = (response: Response) => {
+        const url = request.url;
+        const start = url.indexOf("/", 8);
+        const query = url.indexOf("?", start);
+        const path = query < 0 ? url.slice(start) : url.slice(start, query);
+        this.observe(request.method, path, response.status, (performance.now() - started) / 1000);
+        return response;
+      };
+      return result instanceof Promise ? result.then(done) : done(result);
     };
   }
 
@@ -102,13 +110,18 @@ export class Metrics {
       "# HELP gateway_requests_total Requests by route and status.",
       "# TYPE gateway_requests_total counter",
     ];
-    for (const [labels, n] of this.requests) lines.push(`gateway_requests_total{${labels}} ${n}`);
+    for (const [key, n] of this.requests) {
+      const [method, route, status] = key.split(" ");
+      lines.push(`gateway_requests_total{method="${method}",route="${route}",status="${status}"} ${n}`);
+    }
     lines.push(
       "# HELP gateway_request_duration_seconds Request latency.",
       "# TYPE gateway_request_duration_seconds histogram",
     );
+    let cumulative = 0;
     for (const [i, le] of BUCKETS.entries()) {
-      lines.push(`gateway_request_duration_seconds_bucket{le="${le}"} ${this.buckets[i]}`);
+      cumulative += this.buckets[i]!;
+      lines.push(`gateway_request_duration_seconds_bucket{le="${le}"} ${cumulative}`);
     }
     lines.push(`gateway_request_duration_seconds_bucket{le="+Inf"} ${this.count}`);
     lines.push(
