@@ -50,11 +50,11 @@ tmux("new-session", "-d", "-s", "docs", "-x", "80", "-y", "24", cmd);
 const shots: [string, string[], string][] = [
   ["overview", [], "Sessions active"],
   ["sessions", ["2"], "carol"],
-  ["confirm", ["x"], "Revoke session"],
-  ["pending", ["n", "3"], "Platform team"],
+  ["pending", ["3"], "Platform team"],
   ["resources", ["4"], "Offsite photos"],
   ["roster", ["Enter"], "owner"],
   ["help", ["?"], "Help"],
+  ["confirm", ["Escape", "2", "x"], "Revoke session"],
 ];
 for (const [name, keys, expected] of shots) {
   for (const k of keys) {
@@ -65,6 +65,7 @@ for (const [name, keys, expected] of shots) {
   writeFileSync(join(out, `${name}.txt`), screen());
 }
 tmux("send-keys", "-t", "docs", "Escape");
+await Bun.sleep(5500); // let the "Cancelled" flash expire
 await stack.running.stop();
 await until("DISCONNECTED");
 writeFileSync(join(out, "disconnected.txt"), screen());
