@@ -34,6 +34,9 @@ export function openStorage(path: string): Storage {
   sqlite.exec("PRAGMA busy_timeout = 5000");
   sqlite.exec("PRAGMA synchronous = NORMAL");
   sqlite.exec("PRAGMA foreign_keys = ON");
+  // 64 MiB of page cache (the default is 2 MiB): a write reads the index pages it changes, and with a
+  // million memberships they no longer fit in 2 MiB; measured ~20% faster join/leave writes.
+  sqlite.exec("PRAGMA cache_size = -65536");
   const db = drizzle({ client: sqlite, schema });
   migrate(db);
   // Built once: wrapping a new function per call would cost more than a short transaction itself.

@@ -63,7 +63,7 @@ export const events = sqliteTable(
     data: text("data"),
     at: integer("at").notNull(),
   },
-  (t) => [index("events_user").on(t.userId)],
+  // No secondary index: events are appended on every write and read only by id (the admin stream).
 );
 
 /** One row per deploy of an app's configuration; the newest row per app is the active one. */
