@@ -68,7 +68,7 @@ describe.skipIf(!hasTmux)("the TUI in tmux against a real gateway", () => {
     restarted = await startGateway({ config: { ...config, adminPort }, apps, log: () => {} });
     await signIn({ ...stack, running: restarted, url: restarted.publicUrl } as Stack, "after-restart");
     await waitForScreen(/after-restart/, 20_000);
-    expect(screen()).toMatch(/ CONNECTED/);
+    await waitForScreen(/ CONNECTED/, 20_000); // the stream reconnects on its own backoff
 
     key("q");
     await waitForScreen(/EXITED:0/);

@@ -3,7 +3,7 @@ import { timingSafeEqual } from "node:crypto";
 
 /** SHA-256 of a string, base64url. Used to key caches and store refresh-token fingerprints. */
 export function sha256(text: string): string {
-  return new Bun.CryptoHasher("sha256").update(text).digest("base64url");
+  return Bun.CryptoHasher.hash("sha256", text, "base64url");
 }
 
 /** 128 random bits, base64url (22 characters). */
