@@ -92,7 +92,9 @@ export function plumbing(options: { apps?: AppRegistry; log: Logger }) {
           requestId,
           method: request.method,
           path: new URL(request.url).pathname,
-          error: String((error as Error)?.name ?? error),
+          // Name and a bounded message for the operator; never a stack, never a request body or header.
+          error: String((error as Error)?.name ?? "Error"),
+          detail: String((error as Error)?.message ?? error).slice(0, 300),
         });
         set.status = 500;
         set.headers["content-type"] = "application/json";
