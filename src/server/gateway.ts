@@ -89,6 +89,10 @@ export async function createGateway({
     cookieName,
     lifetimeMs: config.sessionLifetimeSeconds * 1000,
   });
+  // Retention of ended sessions: at start-up and hourly (the timer never keeps the process alive).
+  store.purgeEnded();
+  const purge = setInterval(() => store.purgeEnded(), 3600_000);
+  purge.unref?.();
   return {
     config,
     storage,
@@ -111,6 +115,7 @@ export async function createGateway({
     log,
     startedAt: Date.now(),
     close() {
+      clearInterval(purge);
       store.flushTouches();
       storage.close();
     },

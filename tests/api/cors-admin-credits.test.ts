@@ -93,3 +93,27 @@ describe("welcome credit", () => {
     expect(events).toEqual([{ type: "credit.welcome", user_id: "racer" }]);
   });
 });
+
+describe("session retention", () => {
+  test("rows ended or expired more than 7 days ago are purged; live and recent ones stay", async () => {
+    const gw = await inProcess();
+    const store = gw.gateway.store;
+    const now = Date.now();
+    const day = 24 * 3600 * 1000;
+    const make = (id: string, endedAt: number | null, expiresAt: number) =>
+      gw.gateway.storage.sqlite.run(
+        "INSERT INTO sessions (id, user_id, client_id, created_at, last_seen_at, access_expires_at, expires_at, ended_at) VALUES (?, 'u', 'c', 0, 0, 0, ?, ?)",
+        [id, expiresAt, endedAt],
+      );
+    make("live", null, now + 30 * day);
+    make("ended-recently", now - 2 * day, now + 28 * day);
+    make("ended-long-ago", now - 8 * day, now + 22 * day);
+    make("expired-long-ago", null, now - 8 * day);
+    expect(store.purgeEnded(7 * day, now)).toBe(2);
+    const left = gw.gateway.storage.sqlite.query("SELECT id FROM sessions ORDER BY id").all() as Array<{
+      id: string;
+    }>;
+    expect(left.map((r) => r.id)).toEqual(["ended-recently", "live"]);
+    expect(store.purgeEnded(7 * day, now)).toBe(0);
+  });
+});

@@ -182,6 +182,20 @@ export class SessionStore {
       .all();
   }
 
+  /**
+   * Retention: deletes session rows that ended or expired more than `keepMs` ago (default 7 days, so
+   * operators can still see recent sign-outs). Their events stay in the audit log. Returns how many.
+   */
+  purgeEnded(keepMs = 7 * 24 * 3600 * 1000, now = Date.now()): number {
+    const cutoff = now - keepMs;
+    return this.storage.writeTx(
+      () =>
+        this.storage.sqlite
+          .query("DELETE FROM sessions WHERE (ended_at IS NOT NULL AND ended_at < ?1) OR expires_at < ?1")
+          .run(cutoff).changes,
+    );
+  }
+
   countLive(): number {
     const row = this.storage.db
       .select({ n: sql<number>`count(*)` })
