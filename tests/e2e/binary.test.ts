@@ -61,6 +61,15 @@ test("build, start from an empty folder, migrate, serve /healthz; --help lists s
   expect(body).toEqual({ ok: true });
   expect(existsSync(join(work, "data", "gateway.db"))).toBe(true);
 
+  // With no OIDC_ISSUER (and no KRATOS_PUBLIC_URL) the provider-facing endpoints say so over the wire.
+  const authorize = await fetch(`http://127.0.0.1:${port}/auth/authorize?client_id=x`, {
+    redirect: "manual",
+  });
+  expect(authorize.status).toBe(503);
+  expect(await authorize.json()).toMatchObject({ code: "issuer_not_configured", error: expect.any(String) });
+  const kratos = await fetch(`http://127.0.0.1:${port}/auth/kratos/flow?type=login&id=abc`);
+  expect(kratos.status).toBe(503);
+
   // The same binary runs the TUI; with stdout not a terminal it prints the overview and exits.
   const tui = Bun.spawn(
     [binary, "tui", "--json", "--url", `http://127.0.0.1:${adminPort}`, "--token", "bin-admin"],
