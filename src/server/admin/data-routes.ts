@@ -5,13 +5,10 @@ import type { AppDef } from "../apps/model.ts";
 import { AppsFileError, validateDeploy } from "../apps/registry.ts";
 import type { Gateway } from "../gateway.ts";
 import { ApiError } from "../http/errors.ts";
+import { NO_CONTROL } from "../http/patterns.ts";
 import { notFound } from "../resources/service.ts";
 
-export const AdminId = t.String({
-  minLength: 1,
-  maxLength: 256,
-  pattern: "^[^\\u0000-\\u001f\\u007f-\\u009f]+$",
-});
+export const AdminId = t.String({ minLength: 1, maxLength: 256, pattern: NO_CONTROL });
 
 export function dataRoutes(gateway: Gateway) {
   const { membership, seam } = gateway;

@@ -5,11 +5,11 @@
 import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { ApiError, errors } from "../http/errors.ts";
+import { NO_CONTROL } from "../http/patterns.ts";
 import { type Principal, resolvePrincipal } from "../http/principal.ts";
 import { canSee, notFound } from "./service.ts";
 import { browseItem, encodeCursor, parseCursor, parseLimit, resourceView } from "./views.ts";
 
-const NO_CONTROL = "^[^\\u0000-\\u001f\\u007f-\\u009f]+$";
 const UserId = t.String({ minLength: 1, maxLength: 256, pattern: NO_CONTROL });
 const Role = t.String({ minLength: 1, maxLength: 32 });
 const Visibility = t.Union([t.Literal("members"), t.Literal("unlisted"), t.Literal("discoverable")]);
@@ -139,12 +139,7 @@ export function resourceRoutes(gateway: Gateway) {
       .post(
         "/:id/invite",
         ({ principal, params, body }) => {
-          membership.transition(
-            principal,
-            params.id,
-            { kind: "invite", role: body.role, pendingInvitesOfActor: 0 },
-            body.userId,
-          );
+          membership.transition(principal, params.id, { kind: "invite", role: body.role }, body.userId);
           return { ok: true, state: "invited" };
         },
         { body: t.Object({ userId: UserId, role: t.Optional(Role) }) },

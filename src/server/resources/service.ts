@@ -10,7 +10,14 @@ import { appendEvent } from "../events/log.ts";
 import { ApiError } from "../http/errors.ts";
 import type { Principal } from "../http/principal.ts";
 import type { MemberRow, ResourceRow, ResourceStore } from "./store.ts";
-import { type Change, decide, type RefusalCode, type ResourceFacts, type Trigger } from "./transitions.ts";
+import {
+  type Change,
+  decide,
+  type RefusalCode,
+  type ResourceFacts,
+  type Trigger,
+  type TriggerRequest,
+} from "./transitions.ts";
 import { type VisibilityEnum, visibilityPair } from "./views.ts";
 
 const MESSAGES: Record<RefusalCode | "unknown_type" | "reserved_type", string> = {
@@ -141,7 +148,12 @@ export class MembershipService {
    * Runs one membership transition in one write transaction. `targetUserId` names the member acted on
    * (invite, acceptRequest, rejectRequest, setRole, remove); otherwise the caller is the subject.
    */
-  transition(principal: Principal, resourceId: string, trigger: Trigger, targetUserId?: string): Change {
+  transition(
+    principal: Principal,
+    resourceId: string,
+    trigger: TriggerRequest,
+    targetUserId?: string,
+  ): Change {
     return this.storage.writeTx((tx) => {
       const resource = this.store.getResource(resourceId);
       if (!resource || resource.appId !== principal.appId) throw notFound();

@@ -34,6 +34,9 @@ export type Trigger =
   | { kind: "leave" }
   | { kind: "delete"; actorIsOwner: boolean };
 
+/** A trigger as callers ask for it: the service counts the inviter's pending invites itself. */
+export type TriggerRequest = Exclude<Trigger, { kind: "invite" }> | { kind: "invite"; role?: unknown };
+
 export type RefusalCode =
   | "forbidden"
   | "not_found"
