@@ -67,12 +67,3 @@ export function errorBody(error: ApiError, requestId?: string): Record<string, s
   if (requestId && error.status >= 500) body.requestId = requestId;
   return body;
 }
-
-export function errorResponse(error: ApiError, requestId?: string, extraHeaders?: Headers): Response {
-  const headers = new Headers(extraHeaders);
-  headers.set("content-type", "application/json");
-  for (const [name, value] of Object.entries(error.headers ?? {})) {
-    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
-  }
-  return new Response(JSON.stringify(errorBody(error, requestId)), { status: error.status, headers });
-}
