@@ -11,7 +11,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startDevIdp } from "../src/devidp/index.ts";
-import { CookieSealer, deriveCookieKey } from "../src/server/auth/seal.ts";
+import { keyringFrom } from "../src/server/auth/keyring.ts";
+import { CookieSealer } from "../src/server/auth/seal.ts";
 import { encodeCursor } from "../src/server/resources/views.ts";
 import { signIn } from "../tests/helpers/stack.ts";
 import { seedResources } from "./seed-resources.ts";
@@ -124,7 +125,7 @@ const gateway = await startServer(
 const stackLike = { url: gatewayUrl, idp, redirectUri } as unknown as Parameters<typeof signIn>[0];
 const { browser } = await signIn(stackLike, USER, undefined, "bench-web");
 const cookie = browser.cookieHeader(gatewayUrl);
-const opened = await new CookieSealer(await deriveCookieKey(sessionSecret)).unseal(
+const opened = await new CookieSealer(await keyringFrom([sessionSecret], "bench")).unseal(
   cookie.slice(cookie.indexOf("=") + 1),
 );
 if (!opened) throw new Error("could not unseal the bench session cookie");

@@ -20,7 +20,12 @@ export interface Config {
   welcomeCreditMicros: number;
   cookieSecure: boolean;
   cookieSameSite: SameSite;
+  /** The secret that seals session cookies and the refresh tokens kept on session rows. */
   sessionSecret: string | undefined;
+  /** Older secrets that still unseal (a rotation in progress), newest first. */
+  sessionSecretPrevious: string[];
+  /** Where the sealing keys live when SESSION_SECRET is unset; undefined for an in-memory database. */
+  sessionKeyFile: string | undefined;
   gatewayConfigPath: string | undefined;
   /** Absolute session lifetime (CONTRACT §2: 30 days). Not an environment variable. */
   sessionLifetimeSeconds: number;
@@ -36,6 +41,13 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+/** The key file's default place: beside the database (an in-memory database has none). */
+function defaultKeyFile(databasePath: string): string | undefined {
+  if (databasePath === ":memory:") return undefined;
+  const slash = databasePath.lastIndexOf("/");
+  return `${slash < 0 ? "." : databasePath.slice(0, slash) || "/"}/session.key`;
+}
 
 function text(env: Env, name: string): string | undefined {
   const value = env[name]?.trim();
@@ -105,13 +117,24 @@ export function loadConfig(env: Env = process.env): Config {
   if (sessionSecret !== undefined && sessionSecret.length < 32) {
     throw new ConfigError("SESSION_SECRET", "must be at least 32 characters");
   }
+  const sessionSecretPrevious = (text(env, "SESSION_SECRET_PREVIOUS") ?? "")
+    .split(",")
+    .map((secret) => secret.trim())
+    .filter(Boolean);
+  if (sessionSecretPrevious.length > 0 && sessionSecret === undefined) {
+    throw new ConfigError("SESSION_SECRET_PREVIOUS", "needs SESSION_SECRET (the key that seals)");
+  }
+  if (sessionSecretPrevious.some((secret) => secret.length < 32)) {
+    throw new ConfigError("SESSION_SECRET_PREVIOUS", "each secret must be at least 32 characters");
+  }
+  const databasePath = text(env, "DATABASE_PATH") ?? "./data/gateway.db";
   return {
     port: port(env, "PORT", 8787),
     host: text(env, "HOST") ?? "127.0.0.1",
     adminPort: port(env, "ADMIN_PORT", 8788),
     adminHost: text(env, "ADMIN_HOST") ?? "127.0.0.1",
     adminToken: text(env, "ADMIN_TOKEN"),
-    databasePath: text(env, "DATABASE_PATH") ?? "./data/gateway.db",
+    databasePath,
     oidcIssuer,
     idpAdminUrl: url(env, "IDP_ADMIN_URL") ?? oidcIssuer,
     idpAdminApiKey: text(env, "IDP_ADMIN_API_KEY"),
@@ -120,6 +143,8 @@ export function loadConfig(env: Env = process.env): Config {
     cookieSecure,
     cookieSameSite,
     sessionSecret,
+    sessionSecretPrevious,
+    sessionKeyFile: text(env, "SESSION_KEY_FILE") ?? defaultKeyFile(databasePath),
     gatewayConfigPath: text(env, "GATEWAY_CONFIG"),
     sessionLifetimeSeconds: 30 * 24 * 3600,
   };

@@ -6,18 +6,19 @@ import { AdminQueries } from "./admin/queries.ts";
 import { Budgets } from "./apps/budgets.ts";
 import { activeDeployments, deployApp } from "./apps/deploy.ts";
 import type { AppRegistry } from "./apps/registry.ts";
-import { CookieSealer, deriveCookieKey } from "./auth/seal.ts";
+import { loadKeyring } from "./auth/key-file.ts";
+import { deriveKey, type Keyring } from "./auth/keyring.ts";
+import { eraseLegacySecret, keepAsPreviousKey, legacySecret } from "./auth/legacy-secret.ts";
+import { CookieSealer } from "./auth/seal.ts";
 import { SessionStore } from "./auth/session-store.ts";
 import { SessionService } from "./auth/sessions.ts";
 import type { Config } from "./config.ts";
 import { DataSeam } from "./data/seam.ts";
 import { openStorage, type Storage } from "./db/open.ts";
-import { settings } from "./db/schema.ts";
 import { Metrics } from "./http/metrics.ts";
 import { HydraClient } from "./idp/hydra.ts";
 import { KratosClient } from "./idp/kratos.ts";
 import { TokenCache } from "./idp/token-cache.ts";
-import { randomId } from "./lib/crypto.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
 import { MembershipService } from "./resources/service.ts";
 import { ResourceStore } from "./resources/store.ts";
@@ -65,8 +66,7 @@ export async function createGateway({
   consentHooks,
 }: CreateGatewayOptions): Promise<Gateway> {
   const storage = openStorage(config.databasePath);
-  const secret = config.sessionSecret ?? storedSecret(storage);
-  const sealer = new CookieSealer(await deriveCookieKey(secret));
+  const sealer = new CookieSealer(await sealingKeys(config, storage, log));
   const hydra = new HydraClient({
     issuer: config.oidcIssuer,
     adminUrl: config.idpAdminUrl,
@@ -89,6 +89,8 @@ export async function createGateway({
     cookieName,
     lifetimeMs: config.sessionLifetimeSeconds * 1000,
   });
+  const resealed = await sessions.resealRefreshTokens();
+  if (resealed > 0) log("info", "re-sealed refresh tokens with the current key", { sessions: resealed });
   // Retention of ended sessions: at start-up and hourly (the timer never keeps the process alive).
   store.purgeEnded();
   const purge = setInterval(() => store.purgeEnded(), 3600_000);
@@ -122,17 +124,23 @@ export async function createGateway({
   };
 }
 
-/** The cookie-sealing secret generated on first start and kept in the database (CONTRACT §1). */
-function storedSecret(storage: Storage): string {
-  return storage.writeTx((tx) => {
-    tx.insert(settings)
-      .values({ key: "session_secret", value: randomId() + randomId() })
-      .onConflictDoNothing()
-      .run();
-    return tx
-      .select()
-      .from(settings)
-      .all()
-      .find((row) => row.key === "session_secret")!.value;
+/**
+ * The keyring that seals cookies and refresh tokens (SESSION_SECRET or the key file, never the database).
+ * A secret an older version left in the database is erased from it. With a key file it stays there as a
+ * previous key; with SESSION_SECRET it unseals only during this start-up's re-seal of refresh tokens
+ * (their browser cookies are then refused, and those users sign in again).
+ */
+async function sealingKeys(config: Config, storage: Storage, log: Logger): Promise<Keyring> {
+  const ring = await loadKeyring(config);
+  if (ring.created) log("info", "created the session key file", { path: config.sessionKeyFile });
+  const legacy = legacySecret(storage);
+  if (legacy === undefined) return ring;
+  const keyFile = config.sessionSecret === undefined ? config.sessionKeyFile : undefined;
+  if (keyFile !== undefined) keepAsPreviousKey(keyFile, legacy);
+  eraseLegacySecret(storage);
+  log("warn", "moved a session secret out of the database", {
+    keptIn: keyFile ?? "memory, until this start-up re-sealed the refresh tokens",
   });
+  if (keyFile !== undefined) return loadKeyring(config);
+  return { ...ring, previous: [...ring.previous, await deriveKey(legacy)] };
 }

@@ -15,6 +15,7 @@ Commands:
   serve     serve the public API (PORT, default 8787) and the admin API (ADMIN_PORT, default 8788)  [default]
   migrate   create or migrate the SQLite database at DATABASE_PATH and exit
   dev       start a development identity provider, the gateway and the demo app together
+  keys      the session sealing keys: status (default), rotate, prune
   tui       the operator dashboard over the admin API (--url/ADMIN_URL, --token/ADMIN_TOKEN, --json)
   help      show this text
 
@@ -48,6 +49,10 @@ async function main(argv: string[]): Promise<number> {
     openStorage(config.databasePath).close();
     console.log(`gateway: database ${config.databasePath} is migrated`);
     return 0;
+  }
+  if (command === "keys") {
+    const { runKeys } = await import("./keys-command.ts");
+    return runKeys(loadConfig(), argv.slice(1));
   }
   if (command === "tui") {
     const { runTui } = await import("../tui/main.tsx");

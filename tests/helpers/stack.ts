@@ -24,6 +24,10 @@ export interface Stack {
   adminUrl: string;
   redirectUri: string;
   logs: string[];
+  /** The gateway's data folder (database and key file). */
+  dataDir: string;
+  /** Stops the gateway and starts it again on the same database and port; `env` overrides settings. */
+  restart(env?: Record<string, string>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -73,10 +77,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       },
     ],
   };
-  const config = loadConfig({
+  const dataDir = tempDir();
+  const env = {
     PORT: String(port),
     ADMIN_PORT: "0",
-    DATABASE_PATH: join(tempDir(), "gateway.db"),
+    DATABASE_PATH: join(dataDir, "gateway.db"),
     OIDC_ISSUER: idp.issuer,
     IDP_ADMIN_URL: idp.adminUrl,
     ...(adminApiKey ? { IDP_ADMIN_API_KEY: adminApiKey } : {}),
@@ -84,26 +89,35 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     COOKIE_SECURE: "false",
     ADMIN_TOKEN: "test-admin-token",
     ...options.env,
-  });
+  };
   const logs: string[] = [];
-  const running = await startGateway({
-    config,
-    apps,
-    log: (level, message, fields) => logs.push(JSON.stringify({ level, message, ...fields })),
-    consentHooks: options.consentHooks,
-  });
-  return {
+  const start = (overrides: Record<string, string> = {}) =>
+    startGateway({
+      config: loadConfig({ ...env, ...overrides }),
+      apps,
+      log: (level, message, fields) => logs.push(JSON.stringify({ level, message, ...fields })),
+      consentHooks: options.consentHooks,
+    });
+  const running = await start();
+  const stack: Stack = {
     idp,
     running,
     url: running.publicUrl,
     adminUrl: running.adminUrl,
     redirectUri,
     logs,
+    dataDir,
+    async restart(overrides) {
+      await stack.running.stop();
+      stack.running = await start(overrides);
+      stack.adminUrl = stack.running.adminUrl;
+    },
     async stop() {
-      await running.stop();
+      await stack.running.stop();
       await idp.stop().catch(() => {});
     },
   };
+  return stack;
 }
 
 const b64url = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");

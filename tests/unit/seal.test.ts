@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
+import { keyringFrom } from "../../src/server/auth/keyring.ts";
 import {
   CHUNK_SIZE,
   CookieSealer,
   chunkCookie,
-  deriveCookieKey,
   presentCookieNames,
   readSealedValues,
 } from "../../src/server/auth/seal.ts";
@@ -20,19 +20,19 @@ const cookie = {
 
 describe("sealed session cookie", () => {
   test("round-trips and hides the tokens", async () => {
-    const sealer = new CookieSealer(await deriveCookieKey("x".repeat(40)));
+    const sealer = new CookieSealer(await keyringFrom(["x".repeat(40)], "test"));
     const sealed = await sealer.seal(cookie);
     expect(sealed.split(".")).toHaveLength(5); // compact JWE
     expect(sealed).not.toContain("access-token-value");
     expect(atob(sealed.split(".")[0]!.replace(/-/g, "+").replace(/_/g, "/"))).toBe(
-      '{"alg":"dir","enc":"A256GCM"}',
+      `{"alg":"dir","enc":"A256GCM","kid":"${sealer.currentKeyId}"}`,
     );
     expect(await sealer.unseal(sealed)).toEqual(cookie);
   });
 
   test("a tampered, foreign or garbage value is no cookie", async () => {
-    const sealer = new CookieSealer(await deriveCookieKey("x".repeat(40)));
-    const other = new CookieSealer(await deriveCookieKey("y".repeat(40)));
+    const sealer = new CookieSealer(await keyringFrom(["x".repeat(40)], "test"));
+    const other = new CookieSealer(await keyringFrom(["y".repeat(40)], "test"));
     const sealed = await sealer.seal(cookie);
     const parts = sealed.split(".");
     parts[3] = `${parts[3]!.slice(0, -2)}${parts[3]!.endsWith("AA") ? "BB" : "AA"}`;

@@ -5,8 +5,12 @@
  *
  * Browsers cap one cookie at ~4 KB including attributes, so a value over 3,800 bytes is split into
  * `<name>_0`, `<name>_1`, … chunks (oauth2-proxy and Auth.js do the same); stale chunks are cleared.
+ *
+ * Sealing uses the keyring's current key and names it in the JWE `kid` header; unsealing accepts every
+ * key of the ring, so rotating the key signs nobody out (keyring.ts).
  */
-import { CompactEncrypt, compactDecrypt } from "jose";
+import { CompactEncrypt, compactDecrypt, decodeProtectedHeader } from "jose";
+import { allKeys, type Keyring } from "./keyring.ts";
 
 export interface SessionCookie {
   /** Session row id. */
@@ -24,44 +28,42 @@ export const CHUNK_SIZE = 3800;
 export class CookieSealer {
   private readonly encoder = new TextEncoder();
   private readonly decoder = new TextDecoder();
+  private readonly byId = new Map<string, Uint8Array>();
 
-  constructor(private readonly key: Uint8Array) {
-    if (key.byteLength !== 32) throw new Error("the cookie key must be 32 bytes");
-  }
-
-  seal(cookie: SessionCookie): Promise<string> {
-    return new CompactEncrypt(this.encoder.encode(JSON.stringify(cookie)))
-      .setProtectedHeader({ alg: "dir", enc: "A256GCM" })
-      .encrypt(this.key);
-  }
-
-  /** Seals any text with the same key (the refresh token kept on the session row for operator revokes). */
-  sealText(text: string): Promise<string> {
-    return new CompactEncrypt(this.encoder.encode(text))
-      .setProtectedHeader({ alg: "dir", enc: "A256GCM" })
-      .encrypt(this.key);
-  }
-
-  async unsealText(value: string): Promise<string | null> {
-    try {
-      const { plaintext } = await compactDecrypt(value, this.key, {
-        keyManagementAlgorithms: ["dir"],
-        contentEncryptionAlgorithms: ["A256GCM"],
-      });
-      return this.decoder.decode(plaintext);
-    } catch {
-      return null;
+  constructor(private readonly ring: Keyring) {
+    for (const { id, key } of allKeys(ring)) {
+      if (key.byteLength !== 32) throw new Error("a sealing key must be 32 bytes");
+      this.byId.set(id, key);
     }
   }
 
-  /** The cookie's contents, or null for anything that does not decrypt with our key. */
+  /** The id of the key that seals now. */
+  get currentKeyId(): string {
+    return this.ring.current.id;
+  }
+
+  seal(cookie: SessionCookie): Promise<string> {
+    return this.sealText(JSON.stringify(cookie));
+  }
+
+  /** Seals any text with the current key (the refresh token kept on the session row for operator revokes). */
+  sealText(text: string): Promise<string> {
+    return new CompactEncrypt(this.encoder.encode(text))
+      .setProtectedHeader({ alg: "dir", enc: "A256GCM", kid: this.ring.current.id })
+      .encrypt(this.ring.current.key);
+  }
+
+  async unsealText(value: string): Promise<string | null> {
+    const plaintext = await this.open(value);
+    return plaintext === null ? null : this.decoder.decode(plaintext);
+  }
+
+  /** The cookie's contents, or null for anything that does not decrypt with a key of the ring. */
   async unseal(value: string): Promise<SessionCookie | null> {
+    const text = await this.unsealText(value);
+    if (text === null) return null;
     try {
-      const { plaintext } = await compactDecrypt(value, this.key, {
-        keyManagementAlgorithms: ["dir"],
-        contentEncryptionAlgorithms: ["A256GCM"],
-      });
-      const parsed = JSON.parse(this.decoder.decode(plaintext));
+      const parsed = JSON.parse(text);
       if (typeof parsed?.sid !== "string" || typeof parsed.at !== "string" || typeof parsed.uid !== "string")
         return null;
       return parsed as SessionCookie;
@@ -69,24 +71,33 @@ export class CookieSealer {
       return null;
     }
   }
+
+  /** Decrypts with the key its `kid` names; values sealed before key ids existed try every key. */
+  private async open(value: string): Promise<Uint8Array | null> {
+    const kid = keyIdOf(value);
+    const candidates = kid === undefined ? [...this.byId.values()] : [this.byId.get(kid)];
+    for (const key of candidates) {
+      if (!key) continue;
+      try {
+        const { plaintext } = await compactDecrypt(value, key, {
+          keyManagementAlgorithms: ["dir"],
+          contentEncryptionAlgorithms: ["A256GCM"],
+        });
+        return plaintext;
+      } catch {}
+    }
+    return null;
+  }
 }
 
-/** Derives the 32-byte sealing key from a secret (HKDF-SHA-256 with a fixed, versioned info string). */
-export async function deriveCookieKey(secret: string): Promise<Uint8Array> {
-  const material = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), "HKDF", false, [
-    "deriveBits",
-  ]);
-  const bits = await crypto.subtle.deriveBits(
-    {
-      name: "HKDF",
-      hash: "SHA-256",
-      salt: new Uint8Array(0),
-      info: new TextEncoder().encode("sg-session-cookie-v1"),
-    },
-    material,
-    256,
-  );
-  return new Uint8Array(bits);
+/** The `kid` a sealed value names, or undefined (no header, no kid, or not a JWE at all). */
+export function keyIdOf(value: string): string | undefined {
+  try {
+    const kid = decodeProtectedHeader(value).kid;
+    return typeof kid === "string" ? kid : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Splits a sealed value into cookie (name, value) pairs: one cookie, or indexed chunks. */

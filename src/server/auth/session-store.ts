@@ -12,6 +12,7 @@ import { sessions } from "../db/schema.ts";
 import { appendEvent } from "../events/log.ts";
 import { randomId } from "../lib/crypto.ts";
 import { Lru } from "../lib/lru.ts";
+import { keyIdOf } from "./seal.ts";
 
 export type SessionRow = typeof sessions.$inferSelect;
 
@@ -21,6 +22,7 @@ export interface CreateSessionOptions {
   accessExpiresAt: number;
   refreshHash: string | undefined;
   refreshSealed: string | undefined;
+  cookieKeyId: string;
   lifetimeMs: number;
 }
 
@@ -68,6 +70,7 @@ export class SessionStore {
       refreshSealed: options.refreshSealed ?? null,
       previousRefreshHash: null,
       rotatedAt: null,
+      cookieKeyId: options.cookieKeyId,
     };
     this.storage.writeTx((tx) => {
       tx.insert(sessions).values(row).run();
@@ -87,6 +90,7 @@ export class SessionStore {
     id: string,
     refresh: { hash: string; sealed: string } | undefined,
     accessExpiresAt: number,
+    cookieKeyId: string,
   ): SessionRow | undefined {
     const now = Date.now();
     const updated = this.storage.writeTx((tx) => {
@@ -100,6 +104,7 @@ export class SessionStore {
         rotatedAt: now,
         accessExpiresAt,
         lastSeenAt: now,
+        cookieKeyId,
       };
       tx.update(sessions).set(next).where(eq(sessions.id, id)).run();
       appendEvent(tx, {
@@ -194,6 +199,42 @@ export class SessionStore {
           .query("DELETE FROM sessions WHERE (ended_at IS NOT NULL AND ended_at < ?1) OR expires_at < ?1")
           .run(cutoff).changes,
     );
+  }
+
+  /** Live rows whose sealed refresh token names another key than `keyId` (or none): start-up re-seals them. */
+  liveSealedWithOtherKey(keyId: string): Array<{ id: string; refreshSealed: string }> {
+    return this.storage.sqlite
+      .query(
+        `SELECT id, refresh_sealed AS refreshSealed FROM sessions
+         WHERE ended_at IS NULL AND expires_at > ?1 AND refresh_sealed IS NOT NULL`,
+      )
+      .all(Date.now())
+      .filter((row: any) => keyIdOf(row.refreshSealed) !== keyId) as Array<{
+      id: string;
+      refreshSealed: string;
+    }>;
+  }
+
+  /** Replaces sealed refresh tokens (a re-seal with the current key); rows that ended meanwhile are skipped. */
+  replaceSealed(updates: Array<{ id: string; refreshSealed: string }>): void {
+    if (updates.length === 0) return;
+    this.storage.writeTx(() => {
+      const update = this.storage.sqlite.query(
+        "UPDATE sessions SET refresh_sealed = ?2 WHERE id = ?1 AND ended_at IS NULL",
+      );
+      for (const { id, refreshSealed } of updates) update.run(id, refreshSealed);
+    });
+    for (const { id } of updates) this.cache.delete(id);
+  }
+
+  /** Live sessions per id of the key their browser cookie is sealed with (null: sealed before key ids). */
+  liveByCookieKey(now = Date.now()): Array<{ keyId: string | null; sessions: number }> {
+    return this.storage.sqlite
+      .query(
+        `SELECT cookie_key_id AS keyId, count(*) AS sessions FROM sessions
+         WHERE ended_at IS NULL AND expires_at > ?1 GROUP BY cookie_key_id`,
+      )
+      .all(now) as Array<{ keyId: string | null; sessions: number }>;
   }
 
   countLive(): number {

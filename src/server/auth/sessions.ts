@@ -108,6 +108,7 @@ export class SessionService {
       refreshSealed: tokens.refreshToken
         ? await this.options.sealer.sealText(tokens.refreshToken)
         : undefined,
+      cookieKeyId: this.options.sealer.currentKeyId,
       lifetimeMs: this.options.lifetimeMs,
     });
     const cookie: SessionCookie = {
@@ -165,7 +166,12 @@ export class SessionService {
     const refresh = tokens.refreshToken
       ? { hash: sha256(tokens.refreshToken), sealed: await this.options.sealer.sealText(tokens.refreshToken) }
       : undefined;
-    const updated = this.options.store.rotate(row.id, refresh, accessExpiresAt);
+    const updated = this.options.store.rotate(
+      row.id,
+      refresh,
+      accessExpiresAt,
+      this.options.sealer.currentKeyId,
+    );
     if (!updated) return { kind: "ended" };
     const next: SessionCookie = {
       ...cookie,
@@ -196,6 +202,22 @@ export class SessionService {
     if (token)
       await this.options.hydra.revoke({ clientId: row.clientId, clientSecret: client?.clientSecret }, token);
     return row;
+  }
+
+  /**
+   * Re-seals, with the current key, every live session's refresh token sealed with another key (after a
+   * rotation), so an operator's revoke keeps reaching the provider once the previous key is dropped.
+   * A value no key of the ring opens is left as it is. Returns how many rows were re-sealed.
+   */
+  async resealRefreshTokens(): Promise<number> {
+    const { store, sealer } = this.options;
+    const updates: Array<{ id: string; refreshSealed: string }> = [];
+    for (const row of store.liveSealedWithOtherKey(sealer.currentKeyId)) {
+      const token = await sealer.unsealText(row.refreshSealed);
+      if (token !== null) updates.push({ id: row.id, refreshSealed: await sealer.sealText(token) });
+    }
+    store.replaceSealed(updates);
+    return updates.length;
   }
 
   /** Seconds until the cookie's access token needs a refresh (never negative). */

@@ -9,7 +9,7 @@
  */
 import { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import { migrationJournal, migrationSql } from "./migrations.gen.ts";
@@ -28,7 +28,7 @@ export interface Storage {
 }
 
 export function openStorage(path: string): Storage {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  if (path !== ":memory:") restrictFiles(path);
   const sqlite = new Database(path, { create: true, strict: true });
   sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.exec("PRAGMA busy_timeout = 5000");
@@ -47,6 +47,19 @@ export function openStorage(path: string): Storage {
     writeTx: <T>(fn: (tx: Tx) => T) => immediate.immediate(fn) as T,
     close: () => sqlite.close(),
   };
+}
+
+/**
+ * The database holds who is signed in and sealed refresh tokens: only the gateway's user may read it.
+ * A new data folder is created 0700 and a new database file 0600 (SQLite creates its -wal and -shm
+ * files with the database file's mode); existing files that group or others can read are narrowed to 0600.
+ */
+function restrictFiles(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    if (existsSync(file) && (statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+  }
 }
 
 /** Builds the same MigrationMeta list drizzle's file reader would, from the embedded SQL. */

@@ -1,12 +1,15 @@
 /**
  * The tables. Times are integer milliseconds since the epoch (UTC); money is integer micro-dollars.
- * Tokens are never stored here in clear: a session row keeps only SHA-256 hashes of its refresh
- * tokens (to recognise the one that was just rotated), the tokens themselves live in the sealed cookie.
+ * Tokens are never stored here in clear: a session row keeps SHA-256 hashes of its refresh tokens (to
+ * recognise the one that was just rotated) and the current one sealed with a key that is not in this file.
  */
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
-/** Key/value settings the gateway owns, e.g. the generated cookie-sealing secret. */
+/**
+ * Key/value settings the gateway owns. Never a secret: the sealing keys live outside the database
+ * (SESSION_SECRET or the key file); a `session_secret` row left by an older version is moved out at start-up.
+ */
 export const settings = sqliteTable("settings", {
   key: text("key").primaryKey(),
   value: text("value").notNull(),
@@ -31,6 +34,8 @@ export const sessions = sqliteTable(
     refreshSealed: text("refresh_sealed"),
     previousRefreshHash: text("previous_refresh_hash"),
     rotatedAt: integer("rotated_at"),
+    /** Id of the key that sealed the browser's current cookie: tells when a previous key is no longer needed. */
+    cookieKeyId: text("cookie_key_id"),
   },
   (t) => [index("sessions_user").on(t.userId), index("sessions_live").on(t.endedAt, t.createdAt)],
 );

@@ -1,0 +1,1 @@
+ALTER TABLE `sessions` ADD `cookie_key_id` text;
