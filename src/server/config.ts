@@ -29,6 +29,8 @@ export interface Config {
   gatewayConfigPath: string | undefined;
   /** Absolute session lifetime (CONTRACT §2: 30 days). Not an environment variable. */
   sessionLifetimeSeconds: number;
+  /** How long a just-rotated refresh token still gets the current session (30 s). Not an environment variable. */
+  rotationGraceMs: number;
 }
 
 export class ConfigError extends Error {
@@ -147,6 +149,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionKeyFile: text(env, "SESSION_KEY_FILE") ?? defaultKeyFile(databasePath),
     gatewayConfigPath: text(env, "GATEWAY_CONFIG"),
     sessionLifetimeSeconds: 30 * 24 * 3600,
+    rotationGraceMs: 30_000,
   };
 }
 

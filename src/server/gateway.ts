@@ -88,6 +88,7 @@ export async function createGateway({
     apps,
     cookieName,
     lifetimeMs: config.sessionLifetimeSeconds * 1000,
+    rotationGraceMs: config.rotationGraceMs,
   });
   const resealed = await sessions.resealRefreshTokens();
   if (resealed > 0) log("info", "re-sealed refresh tokens with the current key", { sessions: resealed });

@@ -12,7 +12,14 @@ export function landingPage(): Response {
 <p><button id="signin" type="button">Sign in</button> <button id="signout" type="button">Sign out</button></p>
 <script type="module" src="/landing.js"></script></body></html>`;
   return new Response(page, {
-    headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "cache-control": "no-store",
+      // The sign-in and sign-out buttons must not be clickjacked from a frame.
+      "x-frame-options": "DENY",
+      "content-security-policy":
+        "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    },
   });
 }
 

@@ -25,6 +25,17 @@ export const DEFAULT_APPS: AppsFile = {
 
 export class AppsFileError extends Error {}
 
+/**
+ * The origin a browser sends for pages at this URI, or undefined: only http(s) URIs have one. A
+ * custom-scheme redirect URI (`com.example.app:/cb`) has the opaque origin "null", which must never be
+ * allowed (a sandboxed iframe or a data: page sends `Origin: null` too).
+ */
+export function webOrigin(uri: string): string | undefined {
+  if (!URL.canParse(uri)) return undefined;
+  const url = new URL(uri);
+  return url.protocol === "http:" || url.protocol === "https:" ? url.origin : undefined;
+}
+
 export function parseAppsFile(json: unknown, source = "apps file"): AppsFile {
   if (!Value.Check(AppsFileModel, json)) {
     const first = Value.Errors(AppsFileModel, json).First();
@@ -93,6 +104,8 @@ export const APP_RESOURCE_TYPE = "_app";
 export class AppRegistry {
   private readonly apps = new Map<string, AppDef>();
   private byClient = new Map<string, ClientLookup>();
+  /** Browser origins per app: the http(s) origins of its clients' redirect URIs and `origins`. */
+  private originsByApp = new Map<string, Set<string>>();
   private origins = new Set<string>();
 
   /** The built-in default app, which accepts any client id; undefined when an apps file is in force. */
@@ -102,6 +115,11 @@ export class AppRegistry {
     for (const app of file.apps) this.apps.set(app.id, app);
     this.openApp = options.acceptAnyClient ? file.apps[0] : undefined;
     this.reindex();
+  }
+
+  /** True for the built-in default app, which accepts any client id (no apps file). */
+  get acceptsAnyClient(): boolean {
+    return this.openApp !== undefined;
   }
 
   get all(): AppDef[] {
@@ -120,13 +138,19 @@ export class AppRegistry {
 
   private reindex(): void {
     this.byClient = new Map();
+    this.originsByApp = new Map();
     this.origins = new Set();
     for (const app of this.apps.values()) {
+      const own = new Set<string>();
       for (const client of app.clients) {
         this.byClient.set(client.clientId, { app, client });
-        for (const uri of [...client.redirectUris, ...(client.origins ?? [])])
-          this.origins.add(new URL(uri).origin);
+        for (const uri of [...client.redirectUris, ...(client.origins ?? [])]) {
+          const origin = webOrigin(uri);
+          if (origin) own.add(origin);
+        }
       }
+      this.originsByApp.set(app.id, own);
+      for (const origin of own) this.origins.add(origin);
     }
   }
 
@@ -144,8 +168,14 @@ export class AppRegistry {
     return found?.app ?? this.apps.values().next().value!;
   }
 
+  /** Is this origin registered for some app? (Enough for a preflight, which carries no credential.) */
   isAllowedOrigin(origin: string): boolean {
     return this.origins.has(origin);
+  }
+
+  /** Is this origin registered for this app? A credential of the app may be used only from its origins. */
+  isOriginOfApp(origin: string, appId: string): boolean {
+    return this.originsByApp.get(appId)?.has(origin) ?? false;
   }
 
   /** True when the redirect URI is acceptable for the client (exact string match, as Hydra compares). */

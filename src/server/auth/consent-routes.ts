@@ -1,6 +1,7 @@
 /** The consent endpoints and the consent page the gateway serves (point Hydra's consent URL at /auth/consent). */
 import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
+import { requireCsrfOnPost } from "../http/csrf.ts";
 import { errors } from "../http/errors.ts";
 import { acceptConsent, loadConsent, rejectConsent } from "./consent.ts";
 import { consentErrorPage, consentPage } from "./consent-page.ts";
@@ -13,6 +14,7 @@ export function consentRoutes(gateway: Gateway) {
   };
 
   return new Elysia({ name: "consent-routes" })
+    .onTransform(requireCsrfOnPost)
     .get(
       "/auth/consent-request",
       async ({ query }) => {

@@ -3,13 +3,18 @@
  * call the session service or the provider client, shape the answer. Tokens never appear in a body.
  */
 import { Elysia, t } from "elysia";
-import { createRemoteJWKSet, jwtVerify } from "jose";
+import { createRemoteJWKSet, type JWTPayload, jwtVerify } from "jose";
 import type { Gateway } from "../gateway.ts";
+import { requireClient } from "../apps/clients.ts";
+import { requireCsrfOnPost } from "../http/csrf.ts";
 import { ApiError, errors } from "../http/errors.ts";
+import { checkOrigin } from "../http/origin.ts";
 import { idp } from "../idp/call.ts";
 import type { TokenSet } from "../idp/hydra.ts";
 import { FLOW_TYPES, type FlowType } from "../idp/kratos.ts";
+import { checkedAuthorizeQuery } from "./authorize.ts";
 import { clearSessionCookies, writeSessionCookie } from "./cookies.ts";
+import { idTokenRefusal } from "./id-token.ts";
 import { SessionService } from "./sessions.ts";
 
 const Str = (max: number) => t.String({ minLength: 1, maxLength: max });
@@ -22,47 +27,44 @@ export function authRoutes(gateway: Gateway) {
     if (!hydra.configured) throw errors.noIssuer();
   };
   const unauthenticated = () => new ApiError(401, "unauthenticated", "No valid session: sign in again.");
+  /** The request's live session, refused (403) when it comes from an origin not registered for its app. */
+  const sessionOf = async (request: Request) => {
+    const found = await sessions.resolve(request.headers.get("cookie"));
+    if (found) checkOrigin(apps, request, apps.appFor(found.row.clientId).id);
+    return found;
+  };
 
   return new Elysia({ name: "auth-routes" })
+    .onTransform(requireCsrfOnPost)
     .get("/auth/session", async ({ request }) => {
       const hit = sessions.peek(request.headers.get("cookie"));
-      const report = (found: typeof hit) => {
-        if (!found) return { authenticated: false };
-        gateway.store.touch(found.row);
-        return { authenticated: true, user_id: found.row.userId };
-      };
-      return report(hit !== undefined ? hit : await sessions.resolve(request.headers.get("cookie")));
+      const found = hit !== undefined ? hit : await sessions.resolve(request.headers.get("cookie"));
+      if (!found) return { authenticated: false };
+      checkOrigin(apps, request, apps.appFor(found.row.clientId).id);
+      gateway.store.touch(found.row);
+      return { authenticated: true, user_id: found.row.userId };
     })
 
-    .get("/auth/authorize", async ({ request, query }) => {
+    .get("/auth/authorize", async ({ request }) => {
       requireIssuer();
-      const clientId = typeof query.client_id === "string" ? query.client_id : undefined;
-      if (clientId !== undefined) {
-        const lookup = apps.lookupClient(clientId);
-        if (!lookup) throw new ApiError(400, "unknown_client", `Unknown client_id "${clientId}".`);
-        const redirectUri = typeof query.redirect_uri === "string" ? query.redirect_uri : "";
-        if (!apps.isRegisteredRedirect(lookup, redirectUri)) {
-          throw new ApiError(400, "invalid_redirect_uri", "redirect_uri is not registered for this client.");
-        }
-      }
+      const query = checkedAuthorizeQuery(apps, new URL(request.url).searchParams);
       const { authorization_endpoint } = await discover(gateway);
-      const raw = new URL(request.url).search.slice(1);
-      const joiner = authorization_endpoint.includes("?") ? "&" : "?";
-      return new Response(null, {
-        status: 302,
-        headers: { location: raw ? `${authorization_endpoint}${joiner}${raw}` : authorization_endpoint },
-      });
+      const target = new URL(authorization_endpoint);
+      for (const [name, value] of query) target.searchParams.set(name, value);
+      return new Response(null, { status: 302, headers: { location: target.toString() } });
     })
 
     .post(
       "/auth/token",
       async ({ body, cookie, request }) => {
         requireIssuer();
-        const lookup = apps.lookupClient(body.client_id);
-        if (!lookup) throw new ApiError(400, "unknown_client", `Unknown client_id "${body.client_id}".`);
+        const lookup = requireClient(apps, body.client_id, 400);
+        checkOrigin(apps, request, lookup.app.id);
         if (!apps.isRegisteredRedirect(lookup, body.redirect_uri)) {
           throw new ApiError(400, "invalid_redirect_uri", "redirect_uri is not registered for this client.");
         }
+        // A browser holding another app's session cannot sign in over it from this origin.
+        const previous = await sessionOf(request);
         const client = { clientId: body.client_id, clientSecret: lookup.client?.clientSecret };
         const result = await idp(() =>
           hydra.exchangeCode(client, body.code, body.code_verifier, body.redirect_uri),
@@ -74,8 +76,7 @@ export function authRoutes(gateway: Gateway) {
             `The identity provider refused the code exchange (${result.error}).`,
           );
         }
-        const userId = await subjectOf(gateway, result.tokens, body.client_id);
-        const previous = await sessions.resolve(request.headers.get("cookie"));
+        const userId = await subjectOf(gateway, result.tokens, body.client_id, body.nonce);
         if (previous) sessions.end(previous.row.id, "replaced", previous.row.userId);
         const { row, sealed } = await sessions.start(result.tokens, userId, body.client_id);
         writeSessionCookie(
@@ -95,6 +96,7 @@ export function authRoutes(gateway: Gateway) {
           code_verifier: Str(256),
           redirect_uri: Str(2048),
           client_id: Str(128),
+          nonce: t.Optional(Str(256)),
         }),
       },
     )
@@ -104,13 +106,23 @@ export function authRoutes(gateway: Gateway) {
       async ({ body, cookie, request }) => {
         requireIssuer();
         const header = request.headers.get("cookie");
-        const outcome = await idp(() => sessions.refresh(header));
-        if (outcome.kind !== "ok") {
-          clearSessionCookies(cookie, config, cookieName, header);
-          throw unauthenticated();
-        }
-        if (body?.client_id !== undefined && body.client_id !== outcome.row.clientId) {
+        const found = await sessionOf(request);
+        // Checked before the provider is called: a refresh for another client changes nothing.
+        if (found && body?.client_id !== undefined && body.client_id !== found.row.clientId) {
           throw errors.invalidRequest("client_id", "does not match the session's client");
+        }
+        const outcome = await idp(() => sessions.refresh(found));
+        if (outcome.kind === "reused") {
+          gateway.log("warn", "refresh token reused after its grace: session ended, grant revoked", {
+            sessionId: found?.row.id,
+            userId: found?.row.userId,
+          });
+        }
+        if (outcome.kind !== "ok") {
+          // A stale token while a newer rotation is in its grace: this browser may already hold the
+          // newest cookie, so nothing is cleared.
+          if (outcome.kind !== "stale") clearSessionCookies(cookie, config, cookieName, header);
+          throw unauthenticated();
         }
         if (outcome.sealed)
           writeSessionCookie(
@@ -128,8 +140,8 @@ export function authRoutes(gateway: Gateway) {
 
     .post("/auth/logout", async ({ cookie, request }) => {
       const header = request.headers.get("cookie");
+      const found = await sessionOf(request);
       try {
-        const found = await sessions.resolve(header);
         if (found) {
           sessions.end(found.row.id, "logout", found.row.userId);
           gateway.tokens.forget(found.cookie.at);
@@ -176,20 +188,26 @@ const jwksByUri = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
 
 /**
  * The user id (the provider's `sub`): from the verified ID token when there is one (signature, issuer,
- * audience), else from the bearer validation path (introspection or userinfo), which also warms the cache.
+ * audience, `azp`, and the `nonce` the client sent at authorize), else from the bearer validation path
+ * (introspection or userinfo), which also warms the cache.
  */
-async function subjectOf(gateway: Gateway, tokens: TokenSet, clientId: string): Promise<string> {
+async function subjectOf(
+  gateway: Gateway,
+  tokens: TokenSet,
+  clientId: string,
+  nonce: string | undefined,
+): Promise<string> {
   const discovery = await discover(gateway);
   if (tokens.idToken && discovery.jwks_uri) {
     const jwks = jwksByUri.get(discovery.jwks_uri) ?? createRemoteJWKSet(new URL(discovery.jwks_uri));
     jwksByUri.set(discovery.jwks_uri, jwks);
+    let payload: JWTPayload;
     try {
-      const { payload } = await jwtVerify(tokens.idToken, jwks, {
+      ({ payload } = await jwtVerify(tokens.idToken, jwks, {
         issuer: discovery.issuer,
         audience: clientId,
         clockTolerance: 30,
-      });
-      if (typeof payload.sub === "string" && payload.sub) return payload.sub;
+      }));
     } catch {
       throw new ApiError(
         502,
@@ -197,6 +215,11 @@ async function subjectOf(gateway: Gateway, tokens: TokenSet, clientId: string): 
         "The identity provider returned an ID token that does not verify.",
       );
     }
+    const refusal = idTokenRefusal(payload, clientId, nonce);
+    if (refusal) throw new ApiError(400, refusal.code, refusal.message);
+    if (typeof payload.sub === "string" && payload.sub) return payload.sub;
+  } else if (nonce !== undefined) {
+    throw new ApiError(400, "invalid_nonce", "A nonce was sent but the provider returned no ID token.");
   }
   const principal = await idp(() => gateway.tokens.validate(tokens.accessToken));
   if (!principal)

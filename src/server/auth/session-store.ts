@@ -119,18 +119,23 @@ export class SessionStore {
     return updated;
   }
 
-  /** Ends a live session. Returns the row as it was, or undefined when it was not live. */
-  end(id: string, reason: string, actor: string | null): SessionRow | undefined {
+  /** Ends a live session (one event, `session.ended` unless named). Returns the row as it was, or undefined. */
+  end(
+    id: string,
+    reason: string,
+    actor: string | null,
+    eventType: "session.ended" | "session.reuse_detected" = "session.ended",
+  ): SessionRow | undefined {
     const now = Date.now();
     const ended = this.storage.writeTx((tx) => {
       const current = tx.select().from(sessions).where(eq(sessions.id, id)).get();
       if (!current || current.endedAt !== null) return undefined;
       tx.update(sessions).set({ endedAt: now, endReason: reason }).where(eq(sessions.id, id)).run();
       appendEvent(tx, {
-        type: "session.ended",
+        type: eventType,
         userId: current.userId,
         actor: actor ?? current.userId,
-        data: { sessionId: id, reason },
+        data: { sessionId: id, clientId: current.clientId, reason },
       });
       return current;
     });

@@ -3,9 +3,14 @@
  *
  * Refresh is single-flight per (session, refresh token): concurrent refreshes from several tabs make
  * one provider call and all get its result. Hydra treats a reused refresh token as theft and revokes
- * the whole grant, so a request presenting the token that was *just* rotated (within 30 s) never
- * reaches the provider: it gets the current session (re-sealed from memory when we still have it), and
- * its cookies are never cleared. Only the provider's `invalid_grant` ends a session.
+ * the whole grant, so a request presenting the token that was *just* rotated (within the 30 s grace)
+ * never reaches the provider: it gets the current session (re-sealed from memory when we still have
+ * it), and its cookies are never cleared.
+ *
+ * A refresh token of the session presented *after* its grace is theft, as Hydra sees it: a copy of the
+ * cookie was refreshed elsewhere (or the copy is refreshing after its owner did). Whoever refreshed
+ * first must not keep the session, so the session ends, its grant is revoked at the provider, and a
+ * `session.reuse_detected` event tells the operator. The provider's `invalid_grant` also ends a session.
  */
 import type { AppRegistry } from "../apps/registry.ts";
 import { type HydraClient, IdpUnavailable, type TokenSet } from "../idp/hydra.ts";
@@ -35,7 +40,10 @@ export interface ResolvedSession {
 export type RefreshOutcome =
   | { kind: "ok"; sealed: string | undefined; cookie: SessionCookie; row: SessionRow }
   | { kind: "missing" }
+  /** An older token while another rotation is inside its grace: refused, nothing else changes. */
   | { kind: "stale" }
+  /** A token presented after its grace: the session was ended and its grant revoked. */
+  | { kind: "reused" }
   | { kind: "ended" };
 
 export interface SessionServiceOptions {
@@ -45,6 +53,8 @@ export interface SessionServiceOptions {
   apps: AppRegistry;
   cookieName: string;
   lifetimeMs: number;
+  /** How long a just-rotated refresh token still gets the current session (default 30 s). */
+  rotationGraceMs?: number;
 }
 
 export class SessionService {
@@ -124,18 +134,25 @@ export class SessionService {
     return { row, sealed };
   }
 
-  /** Rotates the session in the request's cookie. Throws IdpUnavailable when the provider cannot answer. */
-  async refresh(cookieHeader: string | null): Promise<RefreshOutcome> {
-    const resolved = await this.resolve(cookieHeader);
+  private get graceMs(): number {
+    return this.options.rotationGraceMs ?? ROTATION_GRACE_MS;
+  }
+
+  /**
+   * Rotates a resolved session (the caller has checked the request may act on it). Throws
+   * IdpUnavailable when the provider cannot answer.
+   */
+  async refresh(resolved: ResolvedSession | null): Promise<RefreshOutcome> {
     if (!resolved?.cookie.rt) return { kind: "missing" };
     const { row, cookie } = resolved;
     const presented = sha256(cookie.rt!);
     if (presented !== row.refreshHash) {
-      const justRotated =
-        presented === row.previousRefreshHash &&
-        row.rotatedAt !== null &&
-        Date.now() - row.rotatedAt < ROTATION_GRACE_MS;
-      if (!justRotated) return { kind: "stale" };
+      const inGrace = row.rotatedAt !== null && Date.now() - row.rotatedAt < this.graceMs;
+      if (!inGrace) {
+        await this.endForReuse(row);
+        return { kind: "reused" };
+      }
+      if (presented !== row.previousRefreshHash) return { kind: "stale" };
       const result = this.rotated.get(presented);
       return result ? { kind: "ok", ...result, row } : { kind: "ok", sealed: undefined, cookie, row };
     }
@@ -181,7 +198,7 @@ export class SessionService {
     };
     const sealed = await this.options.sealer.seal(next);
     this.unsealed.set(sealed, next, updated.expiresAt);
-    this.rotated.set(presented, { cookie: next, sealed }, Date.now() + ROTATION_GRACE_MS);
+    this.rotated.set(presented, { cookie: next, sealed }, Date.now() + this.graceMs);
     return { kind: "ok", sealed, cookie: next, row: updated };
   }
 
@@ -196,12 +213,23 @@ export class SessionService {
    */
   async revoke(sessionId: string, actor: string): Promise<SessionRow | undefined> {
     const row = this.options.store.end(sessionId, "revoked", actor);
-    if (!row?.refreshSealed || !this.options.hydra.configured) return row;
+    if (row) await this.revokeAtProvider(row);
+    return row;
+  }
+
+  /** Theft: the session ends (one `session.reuse_detected` event) and its grant is revoked at the provider. */
+  private async endForReuse(row: SessionRow): Promise<void> {
+    const ended = this.options.store.end(row.id, "refresh_reuse", null, "session.reuse_detected");
+    if (ended) await this.revokeAtProvider(ended);
+  }
+
+  /** Revokes the session's current refresh token (and with it the grant's tokens), best effort. */
+  private async revokeAtProvider(row: SessionRow): Promise<void> {
+    if (!row.refreshSealed || !this.options.hydra.configured) return;
     const token = await this.options.sealer.unsealText(row.refreshSealed);
     const client = this.options.apps.lookupClient(row.clientId)?.client;
     if (token)
       await this.options.hydra.revoke({ clientId: row.clientId, clientSecret: client?.clientSecret }, token);
-    return row;
   }
 
   /**

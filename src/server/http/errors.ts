@@ -18,12 +18,15 @@ export type ErrorCode =
   | "not_found"
   | "unauthenticated"
   | "csrf_required"
+  | "origin_not_allowed"
   | "forbidden"
   | "idp_unavailable"
   | "issuer_not_configured"
   | "kratos_not_configured"
   | "invalid_redirect_uri"
   | "unknown_client"
+  | "invalid_nonce"
+  | "invalid_id_token"
   | "exchange_failed"
   | "consent_not_found"
   | "subject_mismatch"
@@ -56,6 +59,12 @@ export const errors = {
       403,
       "csrf_required",
       "State-changing calls with a session cookie need the header X-Service-Csrf: 1.",
+    ),
+  originNotAllowed: () =>
+    new ApiError(
+      403,
+      "origin_not_allowed",
+      "This origin is not registered for the app this credential belongs to.",
     ),
   idpUnavailable: () => new ApiError(502, "idp_unavailable", "The identity provider could not be reached."),
   noIssuer: () =>

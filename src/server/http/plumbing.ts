@@ -1,9 +1,10 @@
 /**
- * What every public request goes through before a route: the 64 KiB body limit, the CSRF header on
- * every POST under /auth (checked before the body is even parsed), CORS for registered
- * origins (CONTRACT §2: only origins registered for a client get Access-Control-Allow-Origin, with
- * credentials; the custom CSRF header is allowed, and needing a preflight for it is what makes the
- * header a CSRF defence), and the one error mapper.
+ * What every public request goes through before a route: the 64 KiB body limit, CORS for registered
+ * origins (only origins registered for a client get Access-Control-Allow-Origin, with credentials; the
+ * custom CSRF header is allowed, and needing a preflight for it is what makes the header a CSRF
+ * defence), and the one error mapper. The grant made here is provisional: once the request's
+ * credential is known, an origin not registered for the credential's app is refused and loses the
+ * grant (origin.ts).
  */
 import { Elysia } from "elysia";
 import type { AppRegistry } from "../apps/registry.ts";
@@ -28,15 +29,11 @@ export function plumbing(options: { apps?: AppRegistry; log: Logger }) {
   const { apps, log } = options;
   return new Elysia({ name: "plumbing" })
     .onRequest(({ request, set }) => {
+      // Answers carry who is signed in and their data: never stored by a browser or a shared cache.
+      set.headers["cache-control"] = "no-store";
+      set.headers["x-content-type-options"] = "nosniff";
       const length = request.headers.get("content-length");
       if (length !== null && Number(length) > MAX_BODY_BYTES) throw errors.tooLarge();
-      if (
-        request.method === "POST" &&
-        request.headers.get("x-service-csrf") !== "1" &&
-        isAuthPath(request.url)
-      ) {
-        throw errors.csrf();
-      }
       if (!apps) return;
       const origin = request.headers.get("origin");
       if (origin === null) return;
@@ -102,14 +99,14 @@ export function plumbing(options: { apps?: AppRegistry; log: Logger }) {
       }
       set.status = apiError.status;
       set.headers["content-type"] = "application/json";
+      // A refused origin gets no CORS grant: the page cannot even read the refusal.
+      if (apiError.code === "origin_not_allowed") {
+        delete set.headers["access-control-allow-origin"];
+        delete set.headers["access-control-allow-credentials"];
+      }
       for (const [name, value] of Object.entries(apiError.headers ?? {})) set.headers[name] = value as string;
       return errorBody(apiError);
     });
-}
-
-function isAuthPath(url: string): boolean {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  return url.startsWith("/auth/", start);
 }
 
 function validationError(error: unknown): ApiError {

@@ -6,7 +6,10 @@
  */
 import type { Gateway } from "../gateway.ts";
 import { IdpUnavailable } from "../idp/hydra.ts";
+import { requireClient } from "../apps/clients.ts";
+import { hasCsrfHeader } from "./csrf.ts";
 import { ApiError, errors } from "./errors.ts";
+import { checkOrigin } from "./origin.ts";
 
 export interface Principal {
   userId: string;
@@ -19,9 +22,6 @@ export interface Principal {
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-export function hasCsrfHeader(request: Request): boolean {
-  return request.headers.get("x-service-csrf") === "1";
-}
 
 /** Resolves the caller or throws 401/403/502. Returns synchronously when everything is cached. */
 export function resolvePrincipal(gateway: Gateway, request: Request): Principal | Promise<Principal> {
@@ -29,13 +29,16 @@ export function resolvePrincipal(gateway: Gateway, request: Request): Principal 
   if (authorization !== null) {
     const match = /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(authorization);
     if (!match) throw errors.unauthenticated();
-    return bearerPrincipal(gateway, match[1]!);
+    return bearerPrincipal(gateway, match[1]!, request);
   }
   const cookieHeader = request.headers.get("cookie");
   const hit = gateway.sessions.peek(cookieHeader);
   if (hit === null) throw errors.unauthenticated();
   const finish = (resolved: typeof hit | null): Principal => {
     if (!resolved) throw errors.unauthenticated();
+    const { userId, clientId, id } = resolved.row;
+    const appId = gateway.apps.appFor(clientId).id;
+    checkOrigin(gateway.apps, request, appId);
     if (!SAFE_METHODS.has(request.method) && !hasCsrfHeader(request)) throw errors.csrf();
     if (resolved.cookie.aexp <= Date.now()) {
       throw new ApiError(
@@ -45,21 +48,18 @@ export function resolvePrincipal(gateway: Gateway, request: Request): Principal 
       );
     }
     gateway.store.touch(resolved.row);
-    const { userId, clientId, id } = resolved.row;
-    return { userId, clientId, appId: gateway.apps.appFor(clientId).id, via: "cookie", sessionId: id };
+    return { userId, clientId, appId, via: "cookie", sessionId: id };
   };
   return hit === undefined ? gateway.sessions.resolve(cookieHeader).then(finish) : finish(hit);
 }
 
-function bearerPrincipal(gateway: Gateway, token: string): Principal | Promise<Principal> {
+function bearerPrincipal(gateway: Gateway, token: string, request: Request): Principal | Promise<Principal> {
   const toPrincipal = (found: { userId: string; clientId: string | undefined } | null): Principal => {
     if (!found) throw errors.unauthenticated();
-    return {
-      userId: found.userId,
-      clientId: found.clientId,
-      appId: gateway.apps.appFor(found.clientId).id,
-      via: "bearer",
-    };
+    if (found.clientId !== undefined) requireClient(gateway.apps, found.clientId, 401);
+    const appId = gateway.apps.appFor(found.clientId).id;
+    checkOrigin(gateway.apps, request, appId);
+    return { userId: found.userId, clientId: found.clientId, appId, via: "bearer" };
   };
   if (!gateway.hydra.configured) throw errors.unauthenticated();
   const cached = gateway.tokens.peek(token);

@@ -1,0 +1,33 @@
+/**
+ * What `/auth/authorize` forwards to the provider: Authorization Code with PKCE (S256), nothing else.
+ * A parameter given twice is refused (RFC 6749 §3.1: parameters MUST NOT repeat), since the gateway and
+ * the provider could each read a different copy (Hydra reads the first). With an apps file the client
+ * and its redirect URI are required and checked; the query forwarded is rebuilt from the checked values.
+ */
+import { requireClient } from "../apps/clients.ts";
+import type { AppRegistry } from "../apps/registry.ts";
+import { ApiError, errors } from "../http/errors.ts";
+
+export function checkedAuthorizeQuery(apps: AppRegistry, params: URLSearchParams): Map<string, string> {
+  const query = new Map<string, string>();
+  for (const [name, value] of params) {
+    if (query.has(name)) throw errors.invalidRequest(name, "must not be given more than once");
+    query.set(name, value);
+  }
+  if (query.get("response_type") !== "code") throw errors.invalidRequest("response_type", "must be code");
+  if (!query.get("code_challenge")) throw errors.invalidRequest("code_challenge", "is required (PKCE)");
+  if (query.get("code_challenge_method") !== "S256")
+    throw errors.invalidRequest("code_challenge_method", "must be S256");
+  const clientId = query.get("client_id");
+  const redirectUri = query.get("redirect_uri");
+  const strict = !apps.acceptsAnyClient;
+  if (strict && !clientId) throw errors.invalidRequest("client_id", "is required");
+  if (strict && !redirectUri) throw errors.invalidRequest("redirect_uri", "is required");
+  if (clientId !== undefined) {
+    const lookup = requireClient(apps, clientId, 400);
+    if (!apps.isRegisteredRedirect(lookup, redirectUri ?? "")) {
+      throw new ApiError(400, "invalid_redirect_uri", "redirect_uri is not registered for this client.");
+    }
+  }
+  return query;
+}
