@@ -66,6 +66,7 @@ describe("browser flow", () => {
         code_verifier: p.verifier,
         redirect_uri: stack.redirectUri,
         client_id: CLIENT_ID,
+        nonce: p.nonce,
       }),
     });
     expect(token.status).toBe(200);

@@ -179,9 +179,13 @@ describe("bad input with an issuer configured (nothing listens there)", async ()
   });
 
   test("a provider that cannot be reached is 502 idp_unavailable", async () => {
-    await expectError(await gw.handle(
+    await expectError(
+      await gw.handle(
         "/auth/authorize?response_type=code&code_challenge=abc&code_challenge_method=S256&client_id=x&redirect_uri=http%3A%2F%2Flocalhost%2F",
-      ), 502, "idp_unavailable");
+      ),
+      502,
+      "idp_unavailable",
+    );
     await expectError(await gw.handle("/auth/consent-request?challenge=abc"), 502, "idp_unavailable");
     await expectError(
       await post("/auth/consent/reject", JSON.stringify({ challenge: "abc" })),

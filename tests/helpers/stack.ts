@@ -16,6 +16,11 @@ import { Browser } from "./browser.ts";
 export const CLIENT_ID = "test-web";
 export const SECRET_CLIENT_ID = "test-server";
 export const CLIENT_SECRET = "test-server-secret-0123456789";
+/** The origin registered for CLIENT_ID's app besides the gateway's redirect URI. */
+export const APP_ORIGIN = "http://127.0.0.1:5999";
+/** A second app (with `otherApp: true`): its client and its browser origin. */
+export const OTHER_CLIENT_ID = "other-web";
+export const OTHER_ORIGIN = "http://127.0.0.1:5998";
 
 export interface Stack {
   idp: DevIdp;
@@ -36,6 +41,10 @@ export interface StackOptions {
   accessTokenTtlSeconds?: number;
   env?: Record<string, string>;
   consentHooks?: ConsentHooks;
+  /** Adds the app `other` (client OTHER_CLIENT_ID, origin OTHER_ORIGIN), registered at the provider too. */
+  otherApp?: boolean;
+  /** The refresh rotation grace (default 30 s). */
+  rotationGraceMs?: number;
 }
 
 export function freePort(): number {
@@ -59,6 +68,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     clients: [
       { clientId: CLIENT_ID, redirectUris: [redirectUri], clientName: "Test Web" },
       { clientId: SECRET_CLIENT_ID, redirectUris: [redirectUri], clientSecret: CLIENT_SECRET },
+      ...(options.otherApp
+        ? [{ clientId: OTHER_CLIENT_ID, redirectUris: [redirectUri], clientName: "Other" }]
+        : []),
     ],
     consentUrl: `${url}/auth/consent`,
     adminApiKey,
@@ -70,11 +82,20 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       {
         id: "test",
         clients: [
-          { clientId: CLIENT_ID, redirectUris: [redirectUri], origins: ["http://127.0.0.1:5999"] },
+          { clientId: CLIENT_ID, redirectUris: [redirectUri], origins: [APP_ORIGIN] },
           { clientId: SECRET_CLIENT_ID, redirectUris: [redirectUri], clientSecret: CLIENT_SECRET },
         ],
         types: { team: { visibility: "members" as const }, album: { visibility: "discoverable" as const } },
       },
+      ...(options.otherApp
+        ? [
+            {
+              id: "other",
+              clients: [{ clientId: OTHER_CLIENT_ID, redirectUris: [redirectUri], origins: [OTHER_ORIGIN] }],
+              types: { team: {} },
+            },
+          ]
+        : []),
     ],
   };
   const dataDir = tempDir();
@@ -93,7 +114,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const logs: string[] = [];
   const start = (overrides: Record<string, string> = {}) =>
     startGateway({
-      config: loadConfig({ ...env, ...overrides }),
+      config: {
+        ...loadConfig({ ...env, ...overrides }),
+        ...(options.rotationGraceMs !== undefined ? { rotationGraceMs: options.rotationGraceMs } : {}),
+      },
       apps,
       log: (level, message, fields) => logs.push(JSON.stringify({ level, message, ...fields })),
       consentHooks: options.consentHooks,
@@ -122,22 +146,24 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 
 const b64url = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");
 
-export async function pkce(): Promise<{ verifier: string; challenge: string; state: string }> {
+export async function pkce(): Promise<{ verifier: string; challenge: string; state: string; nonce: string }> {
   const verifier = b64url(crypto.getRandomValues(new Uint8Array(32)));
   const challenge = b64url(
     new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))),
   );
-  return { verifier, challenge, state: b64url(crypto.getRandomValues(new Uint8Array(16))) };
+  const random = () => b64url(crypto.getRandomValues(new Uint8Array(16)));
+  return { verifier, challenge, state: random(), nonce: random() };
 }
 
 export const CSRF = { "content-type": "application/json", "x-service-csrf": "1" };
 
 export function authorizeUrl(
   stack: Stack,
-  p: { challenge: string; state: string },
+  p: { challenge: string; state: string; nonce?: string },
   clientId = CLIENT_ID,
 ): string {
   const query = new URLSearchParams({
+    ...(p.nonce ? { nonce: p.nonce } : {}),
     response_type: "code",
     client_id: clientId,
     redirect_uri: stack.redirectUri,
@@ -154,7 +180,7 @@ export async function reachConsent(
   stack: Stack,
   browser: Browser,
   username: string,
-  p: { challenge: string; state: string },
+  p: { challenge: string; state: string; nonce?: string },
   clientId = CLIENT_ID,
 ) {
   const toLogin = await browser.follow(authorizeUrl(stack, p, clientId), {
@@ -214,6 +240,7 @@ export async function signIn(stack: Stack, username: string, browser = new Brows
       code_verifier: p.verifier,
       redirect_uri: stack.redirectUri,
       client_id: clientId,
+      nonce: p.nonce,
     }),
   });
   return { browser, token, body: (await token.json()) as Record<string, unknown> };

@@ -25,6 +25,9 @@ export function idTokenRefusal(
   if (nonce !== undefined && payload.nonce !== nonce)
     return { code: "invalid_nonce", message: "The ID token's nonce is not the one this sign-in sent." };
   if (nonce === undefined && payload.nonce !== undefined)
-    return { code: "invalid_nonce", message: "The ID token carries a nonce but none was sent with the code." };
+    return {
+      code: "invalid_nonce",
+      message: "The ID token carries a nonce but none was sent with the code.",
+    };
   return undefined;
 }

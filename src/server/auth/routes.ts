@@ -4,8 +4,8 @@
  */
 import { Elysia, t } from "elysia";
 import { createRemoteJWKSet, type JWTPayload, jwtVerify } from "jose";
-import type { Gateway } from "../gateway.ts";
 import { requireClient } from "../apps/clients.ts";
+import type { Gateway } from "../gateway.ts";
 import { requireCsrfOnPost } from "../http/csrf.ts";
 import { ApiError, errors } from "../http/errors.ts";
 import { checkOrigin } from "../http/origin.ts";

@@ -4,9 +4,10 @@
  * access token has expired answers 401 so the SDK refreshes once and retries; `/auth/session` still
  * reports such a session as signed in.
  */
+
+import { requireClient } from "../apps/clients.ts";
 import type { Gateway } from "../gateway.ts";
 import { IdpUnavailable } from "../idp/hydra.ts";
-import { requireClient } from "../apps/clients.ts";
 import { hasCsrfHeader } from "./csrf.ts";
 import { ApiError, errors } from "./errors.ts";
 import { checkOrigin } from "./origin.ts";
@@ -21,7 +22,6 @@ export interface Principal {
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
-
 
 /** Resolves the caller or throws 401/403/502. Returns synchronously when everything is cached. */
 export function resolvePrincipal(gateway: Gateway, request: Request): Principal | Promise<Principal> {
