@@ -26,6 +26,7 @@ export type ErrorCode =
   | "unknown_client"
   | "exchange_failed"
   | "consent_not_found"
+  | "consent_not_bound"
   | "subject_mismatch"
   | "invalid_scope"
   | "budget_exceeded"
