@@ -6,6 +6,7 @@ import { AdminQueries } from "./admin/queries.ts";
 import { Budgets } from "./apps/budgets.ts";
 import { activeDeployments, deployApp } from "./apps/deploy.ts";
 import type { AppRegistry } from "./apps/registry.ts";
+import { consentCookieName } from "./auth/consent-binding.ts";
 import { CookieSealer, deriveCookieKey } from "./auth/seal.ts";
 import { SessionStore } from "./auth/session-store.ts";
 import { SessionService } from "./auth/sessions.ts";
@@ -13,6 +14,7 @@ import type { Config } from "./config.ts";
 import { DataSeam } from "./data/seam.ts";
 import { openStorage, type Storage } from "./db/open.ts";
 import { settings } from "./db/schema.ts";
+import { gatewayCookieMatcher } from "./http/gateway-cookies.ts";
 import { Metrics } from "./http/metrics.ts";
 import { HydraClient } from "./idp/hydra.ts";
 import { KratosClient } from "./idp/kratos.ts";
@@ -98,7 +100,10 @@ export async function createGateway({
     storage,
     apps,
     hydra,
-    kratos: new KratosClient(config.kratosPublicUrl),
+    kratos: new KratosClient(
+      config.kratosPublicUrl,
+      gatewayCookieMatcher(cookieName, consentCookieName(config)),
+    ),
     tokens: new TokenCache(hydra),
     store,
     sessions,
