@@ -153,18 +153,38 @@ export function loadConfig(env: Env = process.env): Config {
   };
 }
 
+const OCTET = "(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
+const LOOPBACK = new RegExp(`^(localhost|::1|127(\\.${OCTET}){3})$`, "i");
+
+/** 127.0.0.0/8, ::1 or localhost: reachable from this machine only. */
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK.test(host);
+}
+
 /**
  * `gateway dev`: the same validation, with development defaults under whatever the environment sets,
  * plus DEV_IDP_PORT (default 4444), the development identity provider's port, and DEMO_PORT (default
- * 5173), the demo app's.
+ * 5173), the demo app's. Development mode signs in anyone who types a name, so HOST and ADMIN_HOST
+ * must be loopback: anything else is a ConfigError, never a warning.
  */
 export function loadDevConfig(defaults: Env): Config & { devIdpPort: number; demoPort: number } {
   const env: Env = { ...defaults };
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && value !== "") env[key] = value;
   }
+  const config = loadConfig(env);
+  for (const [variable, host] of [
+    ["HOST", config.host],
+    ["ADMIN_HOST", config.adminHost],
+  ] as const) {
+    if (!isLoopbackHost(host))
+      throw new ConfigError(
+        variable,
+        `must be a loopback address for gateway dev (127.0.0.0/8, ::1 or localhost), got "${host}"`,
+      );
+  }
   return {
-    ...loadConfig(env),
+    ...config,
     devIdpPort: port(env, "DEV_IDP_PORT", 4444),
     demoPort: port(env, "DEMO_PORT", 5173),
   };

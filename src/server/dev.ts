@@ -1,10 +1,13 @@
 /**
  * `gateway dev`: the development identity provider (Hydra + Kratos APIs on loopback) and the gateway,
  * wired together with a sample apps file, plain-http cookies and printed URLs. Not for production: the
- * provider signs in anyone who types a name.
+ * provider signs in anyone who types a name. So every listener is loopback (loadDevConfig refuses any
+ * other HOST or ADMIN_HOST), and the admin token is random per start (printed in the banner) unless
+ * ADMIN_TOKEN is set: a token written in the source would open the admin API of every dev instance.
  */
 import type { AppsFile } from "./apps/model.ts";
 import { loadDevConfig } from "./config.ts";
+import { randomId } from "./lib/crypto.ts";
 import { startGateway } from "./serve.ts";
 
 export const DEMO_CLIENT_ID = "demo-web";
@@ -34,13 +37,14 @@ export function devApps(gatewayUrl: string, demoUrl: string): AppsFile {
 }
 
 export async function runDev(): Promise<void> {
-  const { startDevIdp } = await import("../devidp/index.ts");
   const adminApiKey = "dev-idp-admin-key";
+  const adminToken = randomId() + randomId();
   const base = loadDevConfig({
     COOKIE_SECURE: "false",
     DATABASE_PATH: "./data/dev.db",
-    ADMIN_TOKEN: "dev-admin-token",
+    ADMIN_TOKEN: adminToken,
   });
+  const { startDevIdp } = await import("../devidp/index.ts");
   const gatewayUrl = `http://${base.host}:${base.port}`;
   const demoUrl = `http://${base.host}:${base.demoPort}`;
   const apps = devApps(gatewayUrl, demoUrl);
@@ -59,7 +63,7 @@ export async function runDev(): Promise<void> {
   const config = loadDevConfig({
     COOKIE_SECURE: "false",
     DATABASE_PATH: "./data/dev.db",
-    ADMIN_TOKEN: "dev-admin-token",
+    ADMIN_TOKEN: adminToken,
     OIDC_ISSUER: idp.issuer,
     IDP_ADMIN_URL: idp.adminUrl,
     IDP_ADMIN_API_KEY: adminApiKey,
@@ -72,7 +76,7 @@ export async function runDev(): Promise<void> {
   Session gateway (development)
     gateway        ${running.publicUrl}/          open this and click "Sign in"
     demo app       ${demoUrl}/          the SDK in a page on another origin
-    admin API      ${running.adminUrl}/admin/v1   Authorization: Bearer ${config.adminToken}
+    admin API      ${running.adminUrl}/admin/v1   Authorization: Bearer ${config.adminToken}${config.adminToken === adminToken ? "\n                   (a new token each start; set ADMIN_TOKEN to choose one)" : ""}
     identity prov. ${idp.issuer}           development only: any user name signs in
     database       ${config.databasePath}
 `);

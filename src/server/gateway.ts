@@ -6,6 +6,7 @@ import { AdminQueries } from "./admin/queries.ts";
 import { Budgets } from "./apps/budgets.ts";
 import { activeDeployments, deployApp } from "./apps/deploy.ts";
 import type { AppRegistry } from "./apps/registry.ts";
+import { consentCookieName } from "./auth/consent-binding.ts";
 import { loadKeyring } from "./auth/key-file.ts";
 import { deriveKey, type Keyring } from "./auth/keyring.ts";
 import { eraseLegacySecret, keepAsPreviousKey, legacySecret } from "./auth/legacy-secret.ts";
@@ -15,6 +16,7 @@ import { SessionService } from "./auth/sessions.ts";
 import type { Config } from "./config.ts";
 import { DataSeam } from "./data/seam.ts";
 import { openStorage, type Storage } from "./db/open.ts";
+import { gatewayCookieMatcher } from "./http/gateway-cookies.ts";
 import { Metrics } from "./http/metrics.ts";
 import { HydraClient } from "./idp/hydra.ts";
 import { KratosClient } from "./idp/kratos.ts";
@@ -101,7 +103,10 @@ export async function createGateway({
     storage,
     apps,
     hydra,
-    kratos: new KratosClient(config.kratosPublicUrl),
+    kratos: new KratosClient(
+      config.kratosPublicUrl,
+      gatewayCookieMatcher(cookieName, consentCookieName(config)),
+    ),
     tokens: new TokenCache(hydra),
     store,
     sessions,

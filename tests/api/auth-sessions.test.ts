@@ -10,6 +10,7 @@ import {
   CLIENT_ID,
   CSRF,
   codeFrom,
+  openConsent,
   pkce,
   reachConsent,
   type Stack,
@@ -144,6 +145,7 @@ describe("code exchange failures", () => {
     const browser = new Browser();
     const p = await pkce();
     const { challenge } = await reachConsent(stack, browser, "exchanger", p);
+    expect((await openConsent(stack, browser, challenge)).status).toBe(200);
     const accept = await browser.fetch(`${stack.url}/auth/consent/accept`, {
       method: "POST",
       headers: CSRF,

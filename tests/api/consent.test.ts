@@ -5,6 +5,7 @@ import {
   CLIENT_ID,
   CSRF,
   codeFrom,
+  openConsent,
   pkce,
   reachConsent,
   type Stack,
@@ -33,18 +34,25 @@ const welcomeRows = (userId: string) =>
       .query("select count(*) as n from credits where user_id = ? and kind = 'welcome'")
       .get(userId) as { n: number }
   ).n;
-const accept = (challenge: string, subject: string, extra: Record<string, unknown> = {}) =>
-  fetch(`${stack.url}/auth/consent/accept`, {
+/** Accepts from `browser`, which must have loaded the consent request (it holds the consent nonce). */
+const accept = (browser: Browser, challenge: string, subject: string, extra: Record<string, unknown> = {}) =>
+  browser.fetch(`${stack.url}/auth/consent/accept`, {
     method: "POST",
     headers: CSRF,
     body: JSON.stringify({ challenge, subject, grant_scope: ["openid", "offline_access"], ...extra }),
   });
+/** Walks to the consent page and loads the request in that browser, as the consent page does. */
+async function atConsent(username: string, browser = new Browser()) {
+  const { challenge } = await reachConsent(stack, browser, username, await pkce());
+  const opened = await openConsent(stack, browser, challenge);
+  expect(opened.status).toBe(200);
+  return { browser, challenge, details: (await opened.json()) as Record<string, unknown> };
+}
 
 describe("consent", () => {
   test("welcomed is true on the first accept and false on the next; the credit is one row of 5 USD", async () => {
-    const browser = new Browser();
-    const first = await reachConsent(stack, browser, "wendy", await pkce());
-    const a = await accept(first.challenge, "wendy");
+    const first = await atConsent("wendy");
+    const a = await accept(first.browser, first.challenge, "wendy");
     expect(a.status).toBe(200);
     expect(await a.json()).toEqual({
       redirect_to: expect.stringContaining(stack.idp.issuer),
@@ -56,19 +64,16 @@ describe("consent", () => {
     expect(row.amount_micros).toBe(5_000_000);
     expect(joined).toContainEqual(["wendy", CLIENT_ID]);
 
-    const second = await reachConsent(stack, new Browser(), "wendy", await pkce());
-    const details = await (
-      await fetch(`${stack.url}/auth/consent-request?challenge=${second.challenge}`)
-    ).json();
-    expect(details).toMatchObject({ subject: "wendy", is_new_user: false, client_name: "Test Web" });
-    const b = await accept(second.challenge, "wendy");
+    const second = await atConsent("wendy");
+    expect(second.details).toMatchObject({ subject: "wendy", is_new_user: false, client_name: "Test Web" });
+    const b = await accept(second.browser, second.challenge, "wendy");
     expect(await b.json()).toMatchObject({ welcomed: false });
     expect(welcomeRows("wendy")).toBe(1);
   });
 
   test("subject mismatch is 403 and nothing is granted", async () => {
-    const { challenge } = await reachConsent(stack, new Browser(), "mallory", await pkce());
-    const res = await accept(challenge, "someone-else");
+    const { browser, challenge } = await atConsent("mallory");
+    const res = await accept(browser, challenge, "someone-else");
     expect(res.status).toBe(403);
     expect(await res.json()).toMatchObject({ code: "subject_mismatch" });
     expect(welcomeRows("mallory")).toBe(0);
@@ -76,31 +81,35 @@ describe("consent", () => {
   });
 
   test("scopes that were not requested are 400 invalid_scope", async () => {
-    const { challenge } = await reachConsent(stack, new Browser(), "scoper", await pkce());
-    const res = await accept(challenge, "scoper", { grant_scope: ["openid", "admin"] });
+    const { browser, challenge } = await atConsent("scoper");
+    const res = await accept(browser, challenge, "scoper", { grant_scope: ["openid", "admin"] });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ code: "invalid_scope" });
     expect(welcomeRows("scoper")).toBe(0);
   });
 
   test("a used challenge answers 200 {redirect_to}; an unknown one 404 consent_not_found", async () => {
-    const { challenge } = await reachConsent(stack, new Browser(), "usedchallenge", await pkce());
-    expect((await accept(challenge, "usedchallenge")).status).toBe(200);
+    const { browser, challenge } = await atConsent("usedchallenge");
+    expect((await accept(browser, challenge, "usedchallenge")).status).toBe(200);
     const again = await fetch(`${stack.url}/auth/consent-request?challenge=${challenge}`);
     expect(again.status).toBe(200);
     expect(await again.json()).toEqual({ redirect_to: expect.any(String) });
+    // A second click in the deciding browser gets the same answer (the binding outlives the decision).
+    const twice = await accept(browser, challenge, "usedchallenge");
+    expect(twice.status).toBe(200);
+    expect(await twice.json()).toEqual({ redirect_to: expect.any(String), welcomed: false });
     const unknown = await fetch(`${stack.url}/auth/consent-request?challenge=does-not-exist`);
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toMatchObject({ code: "consent_not_found" });
-    const unknownAccept = await accept("does-not-exist", "x");
-    expect(unknownAccept.status).toBe(404);
+    // Accepting a challenge this browser never loaded is refused before the provider is asked.
+    const unknownAccept = await accept(browser, "does-not-exist", "x");
+    expect(unknownAccept.status).toBe(403);
+    expect(await unknownAccept.json()).toMatchObject({ code: "consent_not_bound" });
   });
 
   test("reject sends the app access_denied", async () => {
-    const browser = new Browser();
-    const p = await pkce();
-    const { challenge } = await reachConsent(stack, browser, "denier", p);
-    const res = await fetch(`${stack.url}/auth/consent/reject`, {
+    const { browser, challenge } = await atConsent("denier");
+    const res = await browser.fetch(`${stack.url}/auth/consent/reject`, {
       method: "POST",
       headers: CSRF,
       body: JSON.stringify({ challenge }),

@@ -187,10 +187,11 @@ describe("bad input with an issuer configured (nothing listens there)", async ()
       "idp_unavailable",
     );
     await expectError(await gw.handle("/auth/consent-request?challenge=abc"), 502, "idp_unavailable");
+    // A decision on a challenge this client never loaded is refused before the provider is asked.
     await expectError(
       await post("/auth/consent/reject", JSON.stringify({ challenge: "abc" })),
-      502,
-      "idp_unavailable",
+      403,
+      "consent_not_bound",
     );
   });
 

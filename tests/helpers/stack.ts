@@ -203,18 +203,34 @@ export async function reachConsent(
   };
 }
 
+/**
+ * Loads the consent request the way the consent page's browser does (the JSON a server-rendered
+ * consent app uses), so `browser` keeps the consent nonce cookie that accept and reject require.
+ */
+export function openConsent(stack: Stack, browser: Browser, challenge: string): Promise<Response> {
+  return browser.fetch(`${stack.url}/auth/consent-request?challenge=${encodeURIComponent(challenge)}`);
+}
+
 /** Follows a redirect_to from the provider until the app's redirect URI and returns the code. */
 export async function codeFrom(stack: Stack, browser: Browser, redirectTo: string): Promise<URL> {
   const done = await browser.follow(redirectTo, { until: (u) => u.toString().startsWith(stack.redirectUri) });
   return done.url;
 }
 
-/** The whole sign-in: returns the browser (holding the session cookie) and the token response. */
+/**
+ * The whole sign-in: returns the browser (holding the session cookie) and the token response. The
+ * browser loads the consent request first (as the consent page does), which binds the challenge to
+ * it; a remembered consent (`skip`) is auto-accepted there and needs no accept call.
+ */
 export async function signIn(stack: Stack, username: string, browser = new Browser(), clientId = CLIENT_ID) {
   const p = await pkce();
   const { challenge } = await reachConsent(stack, browser, username, p, clientId);
-  let callback: URL;
-  if (challenge) {
+  if (!challenge) throw new Error("no consent challenge reached");
+  const opened = await openConsent(stack, browser, challenge);
+  if (opened.status !== 200)
+    throw new Error(`consent request answered ${opened.status}: ${await opened.text()}`);
+  let { redirect_to } = (await opened.json()) as { redirect_to?: string };
+  if (!redirect_to) {
     const accept = await browser.fetch(`${stack.url}/auth/consent/accept`, {
       method: "POST",
       headers: CSRF,
@@ -227,11 +243,9 @@ export async function signIn(stack: Stack, username: string, browser = new Brows
     });
     if (accept.status !== 200)
       throw new Error(`consent accept answered ${accept.status}: ${await accept.text()}`);
-    const { redirect_to } = (await accept.json()) as { redirect_to: string };
-    callback = await codeFrom(stack, browser, redirect_to);
-  } else {
-    throw new Error("no consent challenge reached");
+    ({ redirect_to } = (await accept.json()) as { redirect_to: string });
   }
+  const callback = await codeFrom(stack, browser, redirect_to!);
   const token = await browser.fetch(`${stack.url}/auth/token`, {
     method: "POST",
     headers: CSRF,

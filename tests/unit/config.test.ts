@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { ConfigError, loadConfig } from "../../src/server/config.ts";
+import { ConfigError, isLoopbackHost, loadConfig } from "../../src/server/config.ts";
 
 describe("configuration (CONTRACT §1)", () => {
   test("defaults", () => {
@@ -58,4 +58,26 @@ describe("configuration (CONTRACT §1)", () => {
       expect((caught as Error).message).not.toContain("\n");
     });
   }
+});
+
+describe("loopback hosts (gateway dev binds nothing else)", () => {
+  test.each([
+    ["127.0.0.1", true],
+    ["127.255.255.254", true],
+    ["127.8.9.10", true],
+    ["::1", true],
+    ["localhost", true],
+    ["LOCALHOST", true],
+    ["0.0.0.0", false],
+    ["::", false],
+    ["192.168.1.10", false],
+    ["128.0.0.1", false],
+    ["127.0.0.256", false],
+    ["127.0.0", false],
+    ["127.0.0.1.example.com", false],
+    ["localhost.example.com", false],
+    ["", false],
+  ])("%s → %p", (host, loopback) => {
+    expect(isLoopbackHost(host)).toBe(loopback);
+  });
 });

@@ -12,7 +12,7 @@ const escapeHtml = (text: string) =>
     (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
   );
 
-function html(status: number, title: string, body: string, nonce: string): Response {
+function html(status: number, title: string, body: string, nonce: string, setCookie?: string): Response {
   const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(title)}</title><style nonce="${nonce}">body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}
 button{font:inherit;padding:.5rem 1.25rem;margin-right:.5rem;border-radius:6px;border:1px solid #888;cursor:pointer}
@@ -26,6 +26,7 @@ button{font:inherit;padding:.5rem 1.25rem;margin-right:.5rem;border-radius:6px;b
       "referrer-policy": "no-referrer",
       "x-frame-options": "DENY",
       "content-security-policy": `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`,
+      ...(setCookie ? { "set-cookie": setCookie } : {}),
     },
   });
 }
@@ -34,7 +35,8 @@ export function consentErrorPage(status: number, message: string): Response {
   return html(status, "Consent", `<h1>Consent</h1><p id="error">${escapeHtml(message)}</p>`, randomId());
 }
 
-export function consentPage(request: ConsentRequest, isNewUser: boolean): Response {
+/** `setCookie`: the consent nonce cookie when this load bound the request (same-origin fetches send it back). */
+export function consentPage(request: ConsentRequest, isNewUser: boolean, setCookie?: string): Response {
   const nonce = randomId();
   const appName = request.client.client_name || request.client.client_id;
   const scopes = request.requested_scope
@@ -56,7 +58,7 @@ const req = ${data};
 async function decide(path, payload) {
   document.querySelectorAll("button").forEach((b) => (b.disabled = true));
   try {
-    const res = await fetch(path, { method: "POST", headers: { "content-type": "application/json", "x-service-csrf": "1" }, body: JSON.stringify(payload) });
+    const res = await fetch(path, { method: "POST", credentials: "same-origin", headers: { "content-type": "application/json", "x-service-csrf": "1" }, body: JSON.stringify(payload) });
     const json = await res.json();
     if (json.redirect_to) { location.assign(json.redirect_to); return; }
     document.getElementById("error").textContent = json.error || "Something went wrong.";
@@ -66,5 +68,5 @@ async function decide(path, payload) {
 document.getElementById("accept").onclick = () => decide("/auth/consent/accept", { challenge: req.challenge, subject: req.subject, grant_scope: req.scope, remember: document.getElementById("remember").checked });
 document.getElementById("deny").onclick = () => decide("/auth/consent/reject", { challenge: req.challenge });
 </script>`;
-  return html(200, `${appName}: consent`, body, nonce);
+  return html(200, `${appName}: consent`, body, nonce, setCookie);
 }

@@ -1,29 +1,44 @@
-/** The consent endpoints and the consent page the gateway serves (point Hydra's consent URL at /auth/consent). */
+/**
+ * The consent endpoints and the consent page the gateway serves (point Hydra's consent URL at
+ * /auth/consent). Loading the request (page or JSON) binds it to the browser through the consent
+ * nonce cookie; accept and reject read that cookie and refuse without the bound nonce.
+ */
 import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { requireCsrfOnPost } from "../http/csrf.ts";
 import { errors } from "../http/errors.ts";
 import { acceptConsent, loadConsent, rejectConsent } from "./consent.ts";
+import { consentCookieName, presentedNonces } from "./consent-binding.ts";
 import { consentErrorPage, consentPage } from "./consent-page.ts";
 
 const Challenge = t.String({ minLength: 1, maxLength: 1024 });
+
+const PAGE_ERRORS: Record<number, string> = {
+  403: "This consent request is open in another browser. Decide there, or start signing in again here.",
+  404: "This consent request has expired. Start signing in again.",
+  502: "The identity provider could not be reached. Try again.",
+};
 
 export function consentRoutes(gateway: Gateway) {
   const requireReady = () => {
     if (!gateway.hydra.configured) throw errors.noIssuer();
   };
+  const cookieName = consentCookieName(gateway.config);
+  const noncesOf = (request: Request) => presentedNonces(request.headers.get("cookie"), cookieName);
 
   return new Elysia({ name: "consent-routes" })
     .onTransform(requireCsrfOnPost)
     .get(
       "/auth/consent-request",
-      async ({ query }) => {
-        const view = await loadConsent(gateway, query.challenge);
+      async ({ query, request: http, set }) => {
+        const view = await loadConsent(gateway, query.challenge, noncesOf(http));
         if (view.kind === "redirect")
           return view.skipped
             ? { skip: true, redirect_to: view.redirectTo }
             : { redirect_to: view.redirectTo };
-        const { request, isNewUser } = view;
+        const { request, isNewUser, setCookie } = view;
+        set.headers["cache-control"] = "no-store";
+        if (setCookie) set.headers["set-cookie"] = setCookie;
         return {
           challenge: request.challenge,
           subject: request.subject,
@@ -39,9 +54,10 @@ export function consentRoutes(gateway: Gateway) {
 
     .post(
       "/auth/consent/accept",
-      async ({ body }) => {
+      async ({ body, request }) => {
         const result = await acceptConsent(gateway, {
           challenge: body.challenge,
+          nonces: noncesOf(request),
           subject: body.subject,
           grantScope: body.grant_scope,
           remember: body.remember ?? false,
@@ -61,31 +77,26 @@ export function consentRoutes(gateway: Gateway) {
 
     .post(
       "/auth/consent/reject",
-      async ({ body }) => {
-        const { redirectTo } = await rejectConsent(gateway, body.challenge);
+      async ({ body, request }) => {
+        const { redirectTo } = await rejectConsent(gateway, body.challenge, noncesOf(request));
         return { redirect_to: redirectTo };
       },
       { beforeHandle: requireReady, body: t.Object({ challenge: Challenge }) },
     )
 
-    .get("/auth/consent", async ({ query }) => {
+    .get("/auth/consent", async ({ query, request }) => {
       const challenge = typeof query.consent_challenge === "string" ? query.consent_challenge : "";
       if (!challenge || challenge.length > 1024)
         return consentErrorPage(400, "This page needs a consent_challenge.");
       if (!gateway.hydra.configured) return consentErrorPage(503, "No identity provider is configured.");
       try {
-        const view = await loadConsent(gateway, challenge);
+        const view = await loadConsent(gateway, challenge, noncesOf(request));
         if (view.kind === "redirect")
           return new Response(null, { status: 302, headers: { location: view.redirectTo } });
-        return consentPage(view.request, view.isNewUser);
+        return consentPage(view.request, view.isNewUser, view.setCookie);
       } catch (error) {
         const status = (error as { status?: number }).status ?? 500;
-        return consentErrorPage(
-          status,
-          status === 404
-            ? "This consent request has expired. Start signing in again."
-            : "The identity provider could not be reached. Try again.",
-        );
+        return consentErrorPage(status, PAGE_ERRORS[status] ?? PAGE_ERRORS[502]!);
       }
     });
 }

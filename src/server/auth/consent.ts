@@ -3,6 +3,10 @@
  * a used challenge (Hydra 410) answers `{ redirect_to }` so the page can move on; an unknown or expired
  * one is 404 `consent_not_found`. After an accept (or an auto-accepted `skip`), two side effects run,
  * best effort, never blocking consent: the `_app` join hook and the one-time welcome credit.
+ *
+ * Deciding needs the browser that loaded the request (consent-binding.ts): a load that must ask binds
+ * the challenge (or finds it bound elsewhere: 403 `consent_not_bound`), and accept and reject check the
+ * binding before anything reaches the provider. Only the auto-accepted `skip` needs no binding.
  */
 import { grantWelcomeCredit, hasWelcomeCredit } from "../credits/ledger.ts";
 import { appendEvent } from "../events/log.ts";
@@ -10,6 +14,7 @@ import type { Gateway } from "../gateway.ts";
 import { ApiError } from "../http/errors.ts";
 import { idp } from "../idp/call.ts";
 import type { ConsentRequest } from "../idp/hydra.ts";
+import { bindConsent, isConsentBound } from "./consent-binding.ts";
 
 export const REMEMBER_FOR_SECONDS = 30 * 24 * 3600;
 
@@ -20,18 +25,37 @@ export const consentNotFound = () =>
     "This consent request is unknown or has expired: start signing in again.",
   );
 
+export const consentNotBound = () =>
+  new ApiError(
+    403,
+    "consent_not_bound",
+    "This consent request is open in another browser: decide there, or start signing in again here.",
+  );
+
 export type ConsentView =
-  | { kind: "ask"; request: ConsentRequest; isNewUser: boolean }
+  /** `setCookie`: the nonce cookie to send, when this load bound the challenge. */
+  | { kind: "ask"; request: ConsentRequest; isNewUser: boolean; setCookie: string | undefined }
   | { kind: "redirect"; redirectTo: string; skipped: boolean };
 
-/** Loads a consent request; auto-accepts it (with side effects) when the provider says skip. */
-export async function loadConsent(gateway: Gateway, challenge: string): Promise<ConsentView> {
+/**
+ * Loads a consent request for the browser presenting `nonces`: binds it on the first load, refuses
+ * other browsers (403 `consent_not_bound`); auto-accepts it (with side effects) when the provider says skip.
+ */
+export async function loadConsent(
+  gateway: Gateway,
+  challenge: string,
+  nonces: string[],
+): Promise<ConsentView> {
   const found = await idp(() => gateway.hydra.getConsentRequest(challenge));
   if (found.kind === "not_found") throw consentNotFound();
   if (found.kind === "used") return { kind: "redirect", redirectTo: found.redirectTo, skipped: false };
   const request = found.request;
-  if (!request.skip)
-    return { kind: "ask", request, isNewUser: !hasWelcomeCredit(gateway.storage, request.subject) };
+  if (!request.skip) {
+    const binding = bindConsent(gateway.storage, gateway.config, challenge, nonces);
+    if (!binding.bound) throw consentNotBound();
+    const isNewUser = !hasWelcomeCredit(gateway.storage, request.subject);
+    return { kind: "ask", request, isNewUser, setCookie: binding.setCookie };
+  }
   const accepted = await idp(() =>
     gateway.hydra.acceptConsent(challenge, {
       grant_scope: request.requested_scope,
@@ -45,6 +69,8 @@ export async function loadConsent(gateway: Gateway, challenge: string): Promise<
 
 export interface AcceptConsentOptions {
   challenge: string;
+  /** The consent nonces the browser presents; one must be bound to the challenge. */
+  nonces: string[];
   subject: string;
   grantScope: string[];
   remember: boolean;
@@ -54,6 +80,7 @@ export async function acceptConsent(
   gateway: Gateway,
   options: AcceptConsentOptions,
 ): Promise<{ redirectTo: string; welcomed: boolean }> {
+  if (!isConsentBound(gateway.storage, options.challenge, options.nonces)) throw consentNotBound();
   const found = await idp(() => gateway.hydra.getConsentRequest(options.challenge));
   if (found.kind === "not_found") throw consentNotFound();
   if (found.kind === "used") return { redirectTo: found.redirectTo, welcomed: false };
@@ -83,7 +110,12 @@ export async function acceptConsent(
   return { redirectTo: accepted.redirectTo, welcomed };
 }
 
-export async function rejectConsent(gateway: Gateway, challenge: string): Promise<{ redirectTo: string }> {
+export async function rejectConsent(
+  gateway: Gateway,
+  challenge: string,
+  nonces: string[],
+): Promise<{ redirectTo: string }> {
+  if (!isConsentBound(gateway.storage, challenge, nonces)) throw consentNotBound();
   const rejected = await idp(() =>
     gateway.hydra.rejectConsent(challenge, {
       error: "access_denied",

@@ -174,3 +174,18 @@ export const retainedRows = sqliteTable(
   },
   (t) => [index("retained_rows_resource").on(t.resourceId)],
 );
+
+/**
+ * Which browser may decide a consent request: the first load of a challenge binds it to a nonce kept
+ * in that browser's cookie. Only SHA-256 hashes are stored (a challenge in clear would be usable by
+ * anyone reading the database); rows live 10 minutes and are purged on write.
+ */
+export const consentBindings = sqliteTable(
+  "consent_bindings",
+  {
+    challengeHash: text("challenge_hash").primaryKey(),
+    nonceHash: text("nonce_hash").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [index("consent_bindings_expiry").on(t.expiresAt)],
+);

@@ -29,6 +29,7 @@ export type ErrorCode =
   | "invalid_id_token"
   | "exchange_failed"
   | "consent_not_found"
+  | "consent_not_bound"
   | "subject_mismatch"
   | "invalid_scope"
   | "budget_exceeded"

@@ -3,7 +3,12 @@
  * flow endpoints across origins with its SameSite cookies, so the gateway fetches from the PUBLIC port
  * (the admin fetch was removed in Kratos PR #1458) with the browser's own Cookie header, and relays
  * Kratos' status and JSON body untouched (403 CSRF violation, 404 unknown, 410 expired included).
+ *
+ * The browser's cookies go to Kratos minus the gateway's own (the sealed session and the consent
+ * nonce), and Kratos' Set-Cookies come back minus any for a gateway cookie name: Kratos is another
+ * service, and neither reading the gateway's credentials nor replacing them is its business.
  */
+import { type CookieNameMatcher, mayRelaySetCookie, withoutCookies } from "../http/gateway-cookies.ts";
 import { IdpUnavailable } from "./hydra.ts";
 
 export const FLOW_TYPES = ["login", "registration", "recovery", "settings", "verification", "error"] as const;
@@ -16,12 +21,18 @@ export interface FlowAnswer {
 }
 
 export class KratosClient {
-  constructor(readonly publicUrl: string | undefined) {}
+  constructor(
+    readonly publicUrl: string | undefined,
+    /** Names of the gateway's own cookies: never forwarded, never set through the proxy. */
+    private readonly isGatewayCookie: CookieNameMatcher,
+  ) {}
 
+  /** Fetches a flow with the browser's Cookie header (the gateway's own cookies are taken out). */
   async fetchFlow(type: FlowType, id: string, cookieHeader: string | null): Promise<FlowAnswer> {
     const path = type === "error" ? "/self-service/errors" : `/self-service/${type}/flows`;
     const headers: Record<string, string> = { accept: "application/json" };
-    if (cookieHeader) headers.cookie = cookieHeader;
+    const cookie = withoutCookies(cookieHeader, this.isGatewayCookie);
+    if (cookie) headers.cookie = cookie;
     let res: Response;
     try {
       res = await fetch(`${this.publicUrl}${path}?id=${encodeURIComponent(id)}`, {
@@ -38,6 +49,9 @@ export class KratosClient {
     } catch {
       throw new IdpUnavailable(`kratos answered ${res.status} without JSON`);
     }
-    return { status: res.status, body, setCookies: res.headers.getSetCookie() };
+    const setCookies = res.headers
+      .getSetCookie()
+      .filter((value) => mayRelaySetCookie(value, this.isGatewayCookie));
+    return { status: res.status, body, setCookies };
   }
 }
