@@ -1,6 +1,6 @@
 /**
- * `auth.*`: Authorization Code with PKCE, brokered by the gateway. The S256 verifier and the state come
- * from Web Crypto and wait in `sessionStorage` only between `signIn()` and `handleRedirectCallback()`,
+ * `auth.*`: Authorization Code with PKCE, brokered by the gateway. The S256 verifier, the state and the
+ * OpenID nonce come from Web Crypto and wait in `sessionStorage` only between `signIn()` and `handleRedirectCallback()`,
  * which removes them; the tokens themselves never reach the page (httpOnly cookies).
  */
 import { GatewayError, type Transport } from "./transport.ts";
@@ -11,6 +11,8 @@ const STORAGE_KEY = "session-gateway:pkce";
 interface Pending {
   verifier: string;
   state: string;
+  /** Bound into the ID token by the provider; the gateway checks it comes back unchanged. */
+  nonce: string;
   redirectUri: string;
 }
 
@@ -50,6 +52,7 @@ export function authApi(transport: Transport) {
       const pending: Pending = {
         verifier: random(),
         state: random(),
+        nonce: random(),
         redirectUri: options.redirectUri ?? defaultRedirectUri(),
       };
       sessionStorage.setItem(STORAGE_KEY, JSON.stringify(pending));
@@ -59,6 +62,7 @@ export function authApi(transport: Transport) {
         redirect_uri: pending.redirectUri,
         scope: options.scope ?? "openid offline_access",
         state: pending.state,
+        nonce: pending.nonce,
         code_challenge: await challengeOf(pending.verifier),
         code_challenge_method: "S256",
       });
@@ -93,6 +97,7 @@ export function authApi(transport: Transport) {
           code_verifier: pending.verifier,
           redirect_uri: pending.redirectUri,
           client_id: options.clientId,
+          nonce: pending.nonce,
         },
       });
       return { authenticated: true };

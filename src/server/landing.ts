@@ -31,11 +31,11 @@ const b64url = (bytes) => btoa(String.fromCharCode(...bytes)).replace(/\\+/g, "-
 const random = () => b64url(crypto.getRandomValues(new Uint8Array(32)));
 
 async function signIn() {
-  const verifier = random(), state = random();
-  sessionStorage.setItem("landing.pkce", JSON.stringify({ verifier, state }));
+  const verifier = random(), state = random(), nonce = random();
+  sessionStorage.setItem("landing.pkce", JSON.stringify({ verifier, state, nonce }));
   const challenge = b64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
   const q = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: redirectUri,
-    scope: "openid offline_access", state, code_challenge: challenge, code_challenge_method: "S256" });
+    scope: "openid offline_access", state, nonce, code_challenge: challenge, code_challenge_method: "S256" });
   location.assign("/auth/authorize?" + q);
 }
 
@@ -48,7 +48,7 @@ async function callback() {
   history.replaceState(null, "", "/");
   if (params.get("state") !== saved.state) throw new Error("state mismatch");
   const res = await fetch("/auth/token", { method: "POST", headers: csrf,
-    body: JSON.stringify({ code, code_verifier: saved.verifier, redirect_uri: redirectUri, client_id: clientId }) });
+    body: JSON.stringify({ code, code_verifier: saved.verifier, redirect_uri: redirectUri, client_id: clientId, nonce: saved.nonce }) });
   if (!res.ok) throw new Error((await res.json()).error);
 }
 
