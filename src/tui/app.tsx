@@ -5,6 +5,7 @@
  */
 import { Box, Text, useApp, useInput, useStdin, useWindowSize } from "ink";
 import { useEffect } from "react";
+import { alertFor } from "./alerts.ts";
 import {
   ConfirmBox,
   Footer,
@@ -62,7 +63,13 @@ export function App(props: AppProps) {
   const { isRawModeSupported } = useStdin();
   const [ui, update] = useStore(initialUi);
   const { client } = props;
-  const data = useAdminData(client, viewKey(ui.view, ui.roster?.id), { resyncMs: props.resyncMs });
+  const data = useAdminData(client, viewKey(ui.view, ui.roster?.id), {
+    resyncMs: props.resyncMs,
+    onEvent: (event) => {
+      const alert = alertFor(event);
+      if (alert) update((s) => ({ ...s, flash: { text: alert, at: Date.now() } }));
+    },
+  });
   const flashMs = props.flashMs ?? 5000;
 
   const view = ui.view;

@@ -8,6 +8,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { backoffDelay } from "./backoff.ts";
 import type {
   AdminClient,
+  AdminEvent,
   MemberRow,
   Overview,
   PendingRow,
@@ -70,6 +71,8 @@ async function fetchView(client: AdminClient, key: string): Promise<ViewData> {
 export interface AdminDataOptions {
   resyncMs?: number;
   throttleMs?: number;
+  /** Sees every event of the stream (after it has scheduled the re-list), e.g. to alert the operator. */
+  onEvent?: (event: AdminEvent) => void;
 }
 
 export function useAdminData(client: AdminClient, key: string, options: AdminDataOptions = {}): AdminData {
@@ -144,8 +147,14 @@ export function useAdminData(client: AdminClient, key: string, options: AdminDat
     return () => clearInterval(timer);
   }, [load, resyncMs]);
 
+  const onEvent = useRef(options.onEvent);
+  onEvent.current = options.onEvent;
   useEffect(() => {
-    const unsubscribe = client.subscribe(invalidate, (status) => {
+    const seen = (event: AdminEvent) => {
+      invalidate();
+      onEvent.current?.(event);
+    };
+    const unsubscribe = client.subscribe(seen, (status) => {
       if (!alive.current) return;
       setStream(status);
       if (status.state === "open") void load();

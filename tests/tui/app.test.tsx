@@ -123,3 +123,17 @@ describe("navigation", () => {
     expect(lines.at(-1)).toContain("q quit");
   });
 });
+
+describe("alerts", () => {
+  test("a refresh token reuse event flashes on any screen", async () => {
+    const { frame, fake } = mount();
+    await frame((f) => f.includes("Sessions active"));
+    fake.emit("session.reuse_detected", {
+      userId: "mallory-victim",
+      data: { sessionId: "s-stolen", clientId: "web", reason: "refresh_reuse" },
+    });
+    const f = await frame((f) => f.includes("Refresh token reuse"));
+    expect(f).toContain("s-stolen");
+    expect(f).toContain("mallory-victim");
+  });
+});

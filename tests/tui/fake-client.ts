@@ -123,7 +123,7 @@ export function fakeClient(state = fakeState()) {
     client,
     state,
     calls,
-    emit(type = "session.created") {
+    emit(type = "session.created", fields: Partial<AdminEvent> = {}) {
       for (const s of subscribers) {
         s.onEvent({
           id: "1",
@@ -133,6 +133,7 @@ export function fakeClient(state = fakeState()) {
           userId: null,
           data: null,
           at: new Date().toISOString(),
+          ...fields,
         });
       }
     },
