@@ -4,7 +4,7 @@
  */
 import { AdminQueries } from "./admin/queries.ts";
 import { Budgets } from "./apps/budgets.ts";
-import { activeDeployments, deployApp } from "./apps/deploy.ts";
+import { activeDeployments, deployApp, resealDeployments } from "./apps/deploy.ts";
 import type { AppRegistry } from "./apps/registry.ts";
 import { consentCookieName } from "./auth/consent-binding.ts";
 import { loadKeyring } from "./auth/key-file.ts";
@@ -42,6 +42,8 @@ export interface Gateway {
   kratos: KratosClient;
   tokens: TokenCache;
   store: SessionStore;
+  /** Seals with the session keyring: cookies, refresh tokens on rows, client secrets of deployments. */
+  sealer: CookieSealer;
   sessions: SessionService;
   consentHooks: ConsentHooks;
   membership: MembershipService;
@@ -81,8 +83,19 @@ export async function createGateway({
   const membership = new MembershipService(storage, resourceStore, apps, seam);
   // Deploy what the apps file declares; restore apps deployed through the admin API since.
   const declared = new Set(apps.all.map((app) => app.id));
-  for (const app of activeDeployments(storage)) if (!declared.has(app.id)) apps.replaceApp(app);
-  for (const app of apps.all) deployApp(storage, resourceStore, apps, app);
+  const resealedConfigs = await resealDeployments(storage, sealer);
+  if (resealedConfigs > 0)
+    log("info", "re-sealed deployed client secrets with the current key", { deployments: resealedConfigs });
+  for (const { app, unopened } of await activeDeployments(storage, sealer)) {
+    if (declared.has(app.id)) continue;
+    if (unopened.length > 0)
+      log("warn", "a deployed client secret opens with no key of the ring", {
+        appId: app.id,
+        clients: unopened,
+      });
+    apps.replaceApp(app);
+  }
+  for (const app of apps.all) await deployApp(storage, resourceStore, apps, app, sealer);
   const sessions = new SessionService({
     store,
     sealer,
@@ -109,6 +122,7 @@ export async function createGateway({
     ),
     tokens: new TokenCache(hydra),
     store,
+    sealer,
     sessions,
     consentHooks: consentHooks ?? {
       joinAppResource: (subject, clientId) => {

@@ -15,7 +15,17 @@ import { ConfigError, loadConfig } from "../../src/server/config.ts";
 import { openStorage } from "../../src/server/db/open.ts";
 import { runKeys } from "../../src/server/keys-command.ts";
 import { Browser } from "../helpers/browser.ts";
-import { CSRF, type Stack, signIn, startStack, tempDir } from "../helpers/stack.ts";
+import {
+  CLIENT_SECRET,
+  CSRF,
+  SECRET_CLIENT_ID,
+  type Stack,
+  signIn,
+  startStack,
+  tempDir,
+} from "../helpers/stack.ts";
+
+const EXTRA_SECRET = "extra-server-secret-abcdefghijklmnop";
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 
@@ -116,6 +126,72 @@ describe("secrets off the database file", () => {
   });
 });
 
+describe("client secrets of deployments", () => {
+  test("are recorded sealed, never in clear, and an admin deploy's secret comes back after a restart", async () => {
+    const dbPath = join(stack.dataDir, "gateway.db");
+    const deployed = await fetch(`${stack.adminUrl}/admin/v1/apps/extra/deploy`, {
+      method: "POST",
+      headers: { authorization: "Bearer test-admin-token", "content-type": "application/json" },
+      body: JSON.stringify({
+        id: "extra",
+        clients: [
+          { clientId: "extra-server", redirectUris: ["http://127.0.0.1:1/cb"], clientSecret: EXTRA_SECRET },
+        ],
+      }),
+    });
+    expect(deployed.status).toBe(200);
+    stack.running.gateway.storage.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    for (const file of [dbPath, `${dbPath}-wal`])
+      if (existsSync(file)) {
+        const bytes = readFileSync(file).toString("latin1");
+        expect(bytes).not.toContain(EXTRA_SECRET);
+        expect(bytes).not.toContain(CLIENT_SECRET);
+      }
+    const rows = stack.running.gateway.storage.sqlite.query("SELECT config FROM deployments").all() as Array<{
+      config: string;
+    }>;
+    expect(rows.some((row) => row.config.includes("clientSecretSealed"))).toBe(true);
+    await stack.restart();
+    expect(stack.running.gateway.apps.lookupClient("extra-server")?.client?.clientSecret).toBe(EXTRA_SECRET);
+    expect(stack.running.gateway.apps.lookupClient(SECRET_CLIENT_ID)?.client?.clientSecret).toBe(
+      CLIENT_SECRET,
+    );
+  }, 60_000);
+
+  test("a secret an older version recorded in clear is sealed in place at start-up", async () => {
+    const dbPath = join(stack.dataDir, "gateway.db");
+    const legacy = {
+      id: "legacy",
+      clients: [
+        {
+          clientId: "legacy-c",
+          redirectUris: ["http://127.0.0.1:1/cb"],
+          clientSecret: "legacy-clear-secret-0123456789",
+        },
+      ],
+    };
+    stack.running.gateway.storage.sqlite
+      .query("INSERT INTO deployments (app_id, config, created_at) VALUES ('legacy', ?, 1)")
+      .run(JSON.stringify(legacy));
+    await stack.restart();
+    stack.running.gateway.storage.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    expect(readFileSync(dbPath).toString("latin1")).not.toContain("legacy-clear-secret-0123456789");
+    expect(stack.running.gateway.apps.lookupClient("legacy-c")?.client?.clientSecret).toBe(
+      "legacy-clear-secret-0123456789",
+    );
+    // Starting again records no new deployment when nothing changed.
+    const count = () =>
+      (
+        stack.running.gateway.storage.sqlite.query("SELECT count(*) AS n FROM deployments").get() as {
+          n: number;
+        }
+      ).n;
+    const before = count();
+    await stack.restart();
+    expect(count()).toBe(before);
+  }, 60_000);
+});
+
 describe("key rotation", () => {
   test("sessions sealed with the previous key still work, are re-sealed, and a revoke still reaches the provider", async () => {
     const bob = await login("keys-bob");
@@ -160,6 +236,17 @@ describe("key rotation", () => {
     expect(newCookie).not.toBe(bob.header);
     expect(keyIdOf(newCookie.slice(newCookie.indexOf("=") + 1))).toBe(newId);
     expect(gateway.store.get(bob.row.id)!.cookieKeyId).toBe(newId);
+    // Deployed client secrets were re-sealed with the new key at start-up too.
+    const configs = gateway.storage.sqlite.query("SELECT config FROM deployments").all() as Array<{
+      config: string;
+    }>;
+    const kids = configs.flatMap((row) =>
+      (JSON.parse(row.config).clients as Array<{ clientSecretSealed?: string }>)
+        .filter((client) => client.clientSecretSealed)
+        .map((client) => keyIdOf(client.clientSecretSealed!)),
+    );
+    expect(kids.length).toBeGreaterThan(0);
+    expect(new Set(kids)).toEqual(new Set([newId]));
 
     // The operator's revoke unseals the re-sealed refresh token and reaches the provider.
     const { rt } = (await gateway.sessions.resolve(newCookie))!.cookie;

@@ -13,7 +13,7 @@ export const AdminId = t.String({ minLength: 1, maxLength: 256, pattern: NO_CONT
 export function dataRoutes(gateway: Gateway) {
   const { membership, seam } = gateway;
   return new Elysia({ name: "admin-data-routes" })
-    .post("/admin/v1/apps/:id/deploy", ({ params, body }) => {
+    .post("/admin/v1/apps/:id/deploy", async ({ params, body }) => {
       // Validated like the apps file (strict fields, absolute URIs, client ids unique across apps)
       // before anything is written, so a refused deploy changes nothing.
       let app: AppDef;
@@ -23,7 +23,14 @@ export function dataRoutes(gateway: Gateway) {
         if (error instanceof AppsFileError) throw new ApiError(400, "invalid_request", error.message);
         throw error;
       }
-      return { ok: true, deployment: deployApp(gateway.storage, membership.store, gateway.apps, app) };
+      const deployment = await deployApp(
+        gateway.storage,
+        membership.store,
+        gateway.apps,
+        app,
+        gateway.sealer,
+      );
+      return { ok: true, deployment };
     })
     .post(
       "/admin/v1/data/authorize-write",

@@ -4,6 +4,7 @@
  * names and visibility as declared. Members are never deleted. Reconciling twice changes nothing.
  */
 import { desc, eq } from "drizzle-orm";
+import { keyIdOf } from "../auth/seal.ts";
 import type { Storage } from "../db/open.ts";
 import { deployments } from "../db/schema.ts";
 import { appendEvent } from "../events/log.ts";
@@ -11,6 +12,7 @@ import type { ResourceStore } from "../resources/store.ts";
 import { visibilityPair } from "../resources/views.ts";
 import type { AppDef } from "./model.ts";
 import { APP_RESOURCE_TYPE, type AppRegistry } from "./registry.ts";
+import { openConfig, type SecretSealer, sameConfig, sealConfig, sealingKeysOf } from "./sealed-config.ts";
 
 export interface Deployment {
   id: number;
@@ -18,24 +20,23 @@ export interface Deployment {
   createdAt: string;
 }
 
-export function deployApp(
+export async function deployApp(
   storage: Storage,
   store: ResourceStore,
   registry: AppRegistry,
   app: AppDef,
-): Deployment {
-  const config = JSON.stringify(app);
+  sealer: SecretSealer,
+): Promise<Deployment> {
   const owner = `app:${app.id}`;
+  // Sealing is asynchronous, so the comparison with the active configuration happens before the write
+  // transaction; the transaction records a new row unless that very row is still the active one.
+  const latest = latestDeployment(storage, app.id);
+  const unchanged = latest !== undefined && sameConfig((await openConfig(latest.config, sealer)).app, app);
+  const config = await sealConfig(app, sealer);
   const deployment = storage.writeTx((tx) => {
     const now = Date.now();
-    let active = tx
-      .select()
-      .from(deployments)
-      .where(eq(deployments.appId, app.id))
-      .orderBy(desc(deployments.id))
-      .limit(1)
-      .get();
-    if (active?.config !== config) {
+    let active = latestDeployment(storage, app.id);
+    if (!active || !unchanged || active.id !== latest?.id) {
       active = tx.insert(deployments).values({ appId: app.id, config, createdAt: now }).returning().get();
       appendEvent(tx, {
         type: "app.deployed",
@@ -89,10 +90,57 @@ export function deployApp(
   return deployment;
 }
 
-/** The newest recorded configuration of every app (used to restore admin deploys after a restart). */
-export function activeDeployments(storage: Storage): AppDef[] {
+function latestDeployment(storage: Storage, appId: string) {
+  return storage.db
+    .select()
+    .from(deployments)
+    .where(eq(deployments.appId, appId))
+    .orderBy(desc(deployments.id))
+    .limit(1)
+    .get();
+}
+
+/**
+ * The newest recorded configuration of every app (used to restore admin deploys after a restart), with
+ * client secrets unsealed. `unopened` lists clients whose secret no key of the ring opens.
+ */
+export async function activeDeployments(
+  storage: Storage,
+  sealer: SecretSealer,
+): Promise<Array<{ app: AppDef; unopened: string[] }>> {
   const rows = storage.db.select().from(deployments).orderBy(desc(deployments.id)).all();
-  const seen = new Map<string, AppDef>();
-  for (const row of rows) if (!seen.has(row.appId)) seen.set(row.appId, JSON.parse(row.config) as AppDef);
-  return [...seen.values()];
+  const newest = new Map<string, string>();
+  for (const row of rows) if (!newest.has(row.appId)) newest.set(row.appId, row.config);
+  return Promise.all([...newest.values()].map((config) => openConfig(config, sealer)));
+}
+
+/**
+ * Re-seals, in place and with the current key, recorded configurations whose client secrets are in clear
+ * (an older version) or sealed with another key (after a rotation), so no previous key is needed for them
+ * and no clear secret is left in the database file or its WAL. Returns how many rows changed.
+ */
+export async function resealDeployments(
+  storage: Storage,
+  sealer: SecretSealer & { currentKeyId: string },
+): Promise<number> {
+  const rows = storage.db
+    .select()
+    .from(deployments)
+    .all()
+    .filter((row) => sealingKeysOf(row.config, keyIdOf).some((id) => id !== sealer.currentKeyId));
+  const updates: Array<{ id: number; config: string }> = [];
+  for (const row of rows) {
+    // A secret no key opens is left as it is (re-sealing would drop it); start-up reports it.
+    const { app, unopened } = await openConfig(row.config, sealer);
+    if (unopened.length === 0) updates.push({ id: row.id, config: await sealConfig(app, sealer) });
+  }
+  if (updates.length === 0) return 0;
+  storage.sqlite.exec("PRAGMA secure_delete = ON");
+  storage.writeTx((tx) => {
+    for (const { id, config } of updates)
+      tx.update(deployments).set({ config }).where(eq(deployments.id, id)).run();
+  });
+  storage.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  storage.sqlite.exec("PRAGMA secure_delete = OFF");
+  return updates.length;
 }
