@@ -9,6 +9,7 @@ import type {
   BrowsePage,
   MemberEntry,
   MemberState,
+  RequestedView,
   ResourceView,
   Role,
   Visibility,
@@ -50,13 +51,18 @@ export function resourceApi(transport: Transport) {
     handle,
     create: (type: string, options: { name: string; visibility?: Visibility }) =>
       transport.request<ResourceView>("POST", "/v1/resources", { body: { type, ...options } }),
-    list: async (options: { type?: string; state?: MemberState } = {}) => {
+    /**
+     * Resources where the caller's membership is in `state` (default active). With `requested`, a
+     * members-only resource shows only its id and type until the request is accepted.
+     */
+    list: async <S extends MemberState = "active">(
+      options: { type?: string; state?: S } = {},
+    ): Promise<S extends "requested" ? Array<ResourceView | RequestedView> : ResourceView[]> => {
       const query = new URLSearchParams();
       if (options.type) query.set("type", options.type);
       if (options.state) query.set("state", options.state);
       const suffix = query.size ? `?${query}` : "";
-      return (await transport.request<{ resources: ResourceView[] }>("GET", `/v1/resources${suffix}`))
-        .resources;
+      return (await transport.request<{ resources: any[] }>("GET", `/v1/resources${suffix}`)).resources;
     },
     browse: async (options: BrowseOptions = {}): Promise<BrowsePage> => {
       const query = new URLSearchParams();

@@ -3,9 +3,9 @@
  * server shapes its views with (src/server/resources/model.ts), imported as types only, so the SDK
  * bundle carries no schema library.
  */
-import type { BrowseItem, MemberEntry, ResourceView } from "../server/resources/model.ts";
+import type { BrowseItem, MemberEntry, RequestedView, ResourceView } from "../server/resources/model.ts";
 
-export type { BrowseItem, MemberEntry, ResourceView };
+export type { BrowseItem, MemberEntry, RequestedView, ResourceView };
 
 export type Role = "reader" | "writer" | "admin" | "owner";
 export type MemberState = "invited" | "requested" | "active";

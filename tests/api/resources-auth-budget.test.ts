@@ -137,7 +137,8 @@ describe("budgets", () => {
       {
         id: "metered",
         clients: [{ clientId: "metered-web", redirectUris: ["http://localhost/cb"] }],
-        budget: { requestsPerMinute: 5 },
+        // A whole share per user: this test is about the app's budget alone (shares are tested below).
+        budget: { requestsPerMinute: 5, userShare: 1 },
         types: { team: {} },
       },
       {

@@ -60,6 +60,7 @@ export async function deployApp(
           name: item.name,
           ...pair,
           ownerId: owner,
+          ownerKind: "app",
           slug: item.slug,
           memberCount: 0,
           createdAt: now,

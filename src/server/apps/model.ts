@@ -35,7 +35,14 @@ export const AppModel = T.Object(
     id: Id,
     clients: T.Array(ClientModel, { maxItems: 100 }),
     budget: T.Optional(
-      T.Object({ requestsPerMinute: T.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+      T.Object(
+        {
+          requestsPerMinute: T.Integer({ minimum: 1 }),
+          /** The part of the app's minute one principal may take: (0, 1], default 0.25. */
+          userShare: T.Optional(T.Number({ exclusiveMinimum: 0, maximum: 1 })),
+        },
+        { additionalProperties: false },
+      ),
     ),
     types: T.Optional(T.Record(T.String({ pattern: "^[A-Za-z0-9_-]{1,64}$" }), TypeModel)),
     statics: T.Optional(

@@ -49,12 +49,53 @@ export function parseAppsFile(json: unknown, source = "apps file"): AppsFile {
       if (seen.has(client.clientId))
         throw new AppsFileError(`${source}: client "${client.clientId}" appears twice`);
       seen.add(client.clientId);
-      for (const uri of [...client.redirectUris, ...(client.origins ?? [])]) {
-        if (!URL.canParse(uri)) throw new AppsFileError(`${source}: "${uri}" is not an absolute URL`);
-      }
+      for (const uri of client.redirectUris) checkRedirectUri(source, uri);
+      for (const origin of client.origins ?? []) checkOrigin(source, origin);
     }
+    checkBuiltInTypes(source, app);
   }
   return json;
+}
+
+/** Schemes a browser runs or reads locally: never a place to send an authorization code. */
+const REFUSED_SCHEMES = new Set(["javascript:", "data:", "file:", "vbscript:", "blob:", "about:"]);
+
+function checkRedirectUri(source: string, uri: string): void {
+  if (!URL.canParse(uri)) throw new AppsFileError(`${source}: "${uri}" is not an absolute URL`);
+  const { protocol } = new URL(uri);
+  if (REFUSED_SCHEMES.has(protocol))
+    throw new AppsFileError(`${source}: redirect URI "${uri}" uses the ${protocol} scheme, which is refused`);
+}
+
+/** A client's extra CORS origin is an http(s) origin exactly: scheme, host and port, no path. */
+function checkOrigin(source: string, origin: string): void {
+  if (webOrigin(origin) !== origin)
+    throw new AppsFileError(
+      `${source}: origin "${origin}" must be an http(s) origin like https://app.example.com`,
+    );
+}
+
+/**
+ * Types beginning with `_` are the gateway's own (`_app`). None may be a static (a static `_app` would
+ * reconcile the app's own resource, making it public) or be declared, except `types._app`, which may
+ * only set the role consent joins at and the grant ceiling: `_app` stays reserved and members-only.
+ */
+function checkBuiltInTypes(source: string, app: AppDef): void {
+  for (const item of app.statics ?? []) {
+    if (item.type.startsWith("_"))
+      throw new AppsFileError(
+        `${source}: static "${item.slug}" has the built-in type "${item.type}", which is refused`,
+      );
+  }
+  for (const [name, type] of Object.entries(app.types ?? {})) {
+    if (!name.startsWith("_")) continue;
+    if (name !== APP_RESOURCE_TYPE)
+      throw new AppsFileError(
+        `${source}: type "${name}": names beginning with _ are reserved for the gateway`,
+      );
+    if ((type.visibility !== undefined && type.visibility !== "members") || type.reserved === false)
+      throw new AppsFileError(`${source}: type "_app" may set only defaultRole and grantCeiling`);
+  }
 }
 
 /**

@@ -84,8 +84,9 @@ export const deployments = sqliteTable(
 );
 
 /**
- * Resources: the permission, billing and sharing boundary. `owner_id` is a user id, or `app:<id>` for
- * the app's `_app` resource and its statics. `member_count` counts active members and is kept by the
+ * Resources: the permission, billing and sharing boundary. `owner_id` is a user id (`owner_kind` user),
+ * or `app:<id>` for the app's `_app` resource and its statics (`owner_kind` app, which no user ever owns,
+ * whatever their subject). `member_count` counts active members and is kept by the
  * same transaction that changes membership (a COUNT per read was two thirds of a naive read's cost).
  */
 export const resources = sqliteTable(
@@ -102,6 +103,10 @@ export const resources = sqliteTable(
     visibility: text("visibility", { enum: ["members", "public"] }).notNull(),
     discoverable: integer("discoverable", { mode: "boolean" }).notNull(),
     ownerId: text("owner_id").notNull(),
+    /** Who `owner_id` names: a user (who created it) or an app (`_app` and statics, by deploy). */
+    ownerKind: text("owner_kind", { enum: ["user", "app"] })
+      .notNull()
+      .default("user"),
     slug: text("slug"),
     memberCount: integer("member_count").notNull().default(0),
     createdAt: integer("created_at").notNull(),

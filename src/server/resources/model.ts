@@ -13,6 +13,9 @@ export const ResourceViewModel = T.Object({
   memberCount: T.Optional(T.Integer()),
 });
 
+/** A members-only resource in the caller's `state=requested` list: nothing beyond its id and type. */
+export const RequestedViewModel = T.Object({ id: T.String(), type: T.String() });
+
 export const BrowseItemModel = T.Object({
   id: T.String(),
   type: T.String(),
@@ -29,4 +32,5 @@ export const MemberEntryModel = T.Object({
 
 export type ResourceView = Static<typeof ResourceViewModel>;
 export type BrowseItem = Static<typeof BrowseItemModel>;
+export type RequestedView = Static<typeof RequestedViewModel>;
 export type MemberEntry = Static<typeof MemberEntryModel>;

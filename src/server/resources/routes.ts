@@ -4,29 +4,24 @@
  */
 import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
-import { ApiError, errors } from "../http/errors.ts";
+import { ApiError } from "../http/errors.ts";
 import { NO_CONTROL } from "../http/patterns.ts";
 import { type Principal, resolvePrincipal } from "../http/principal.ts";
-import { canSee, notFound } from "./service.ts";
-import { browseItem, encodeCursor, parseCursor, parseLimit, resourceView } from "./views.ts";
+import { checkFields, cleanName } from "../http/text.ts";
+import { canSee, isOwner, requesterSeesDetails, rosterAccess } from "./access.ts";
+import { notFound } from "./service.ts";
+import { browseItem, encodeCursor, parseCursor, parseLimit, requestedView, resourceView } from "./views.ts";
 
 const UserId = t.String({ minLength: 1, maxLength: 256, pattern: NO_CONTROL });
 const Role = t.String({ minLength: 1, maxLength: 32 });
 const Visibility = t.Union([t.Literal("members"), t.Literal("unlisted"), t.Literal("discoverable")]);
 const Type = t.String({ minLength: 1, maxLength: 64, pattern: NO_CONTROL });
-
-/** Trims a resource name and enforces CONTRACT §4: 1–200 characters, no control characters. */
-export function cleanName(raw: string): string {
-  const name = raw.trim();
-  if (name.length < 1 || name.length > 200)
-    throw errors.invalidRequest("name", "must be 1-200 characters after trimming");
-  if (/\p{Cc}/u.test(name)) throw errors.invalidRequest("name", "must not contain control characters");
-  return name;
-}
+/** `name` is checked by cleanName once trimmed; a browse `query` matches names, so it follows their rule. */
+const TEXT_FIELDS = { skip: new Set(["name"]), nameLike: new Set(["query"]) };
 
 export async function apiPrincipal(gateway: Gateway, request: Request): Promise<Principal> {
   const principal = await resolvePrincipal(gateway, request);
-  gateway.budgets.take(principal.appId, principal.clientId);
+  gateway.budgets.take(principal.appId, principal.clientId, principal.userId);
   return principal;
 }
 
@@ -38,6 +33,11 @@ export function resourceRoutes(gateway: Gateway) {
       // derive (not resolve): who is calling is settled before the body is validated, so an anonymous
       // or CSRF-less call is 401/403 whatever its body.
       .derive(async ({ request }) => ({ principal: await apiPrincipal(gateway, request) }))
+      // Every string of the body and the query: no control, format or lone-surrogate characters.
+      .onBeforeHandle(({ body, query }) => {
+        checkFields(body, TEXT_FIELDS);
+        checkFields(query, TEXT_FIELDS);
+      })
       .post(
         "",
         ({ principal, body }) =>
@@ -61,7 +61,11 @@ export function resourceRoutes(gateway: Gateway) {
         ({ principal, query }) => ({
           resources: store
             .listForUser(principal.appId, principal.userId, query.state ?? "active", query.type)
-            .map((row) => resourceView(row)),
+            .map((row) =>
+              query.state === "requested" && !requesterSeesDetails(row)
+                ? requestedView(row)
+                : resourceView(row),
+            ),
         }),
         {
           query: t.Object({
@@ -120,18 +124,19 @@ export function resourceRoutes(gateway: Gateway) {
         const row = store.getResource(params.id);
         membership.transition(principal, params.id, {
           kind: "delete",
-          actorIsOwner: row?.ownerId === principal.userId,
+          actorIsOwner: row !== undefined && isOwner(row, principal.userId),
         });
         return { ok: true };
       })
       .get("/:id/members", ({ principal, params }) => {
         const row = store.getResourceFor(params.id, principal.userId);
         if (!row || row.appId !== principal.appId) throw notFound();
-        if (row.memberState !== "active") {
-          if (row.visibility === "public")
-            throw new ApiError(403, "forbidden", "Only members can see the roster.");
-          throw notFound();
-        }
+        const access = rosterAccess(
+          row,
+          row.memberState ? { role: row.memberRole ?? undefined, state: row.memberState } : null,
+        );
+        if (access === "not_found") throw notFound();
+        if (access === "forbidden") throw new ApiError(403, "forbidden", "You may not see this roster.");
         return {
           members: store.listMembers(params.id).map(({ userId, role, state }) => ({ userId, role, state })),
         };

@@ -9,6 +9,7 @@ import type { Storage } from "../db/open.ts";
 import { appendEvent } from "../events/log.ts";
 import { ApiError } from "../http/errors.ts";
 import type { Principal } from "../http/principal.ts";
+import { canSee } from "./access.ts";
 import type { MemberRow, ResourceRow, ResourceStore } from "./store.ts";
 import {
   type Change,
@@ -59,16 +60,6 @@ const EVENT: Record<Trigger["kind"], string> = {
   delete: "resource.deleted",
 };
 
-/** Who may see a resource at all: active members, the invited user, anyone if public (else 404). */
-export function canSee(
-  resource: Pick<ResourceRow, "visibility">,
-  membership?: Pick<MemberRow, "state"> | null,
-): boolean {
-  return (
-    resource.visibility === "public" || membership?.state === "active" || membership?.state === "invited"
-  );
-}
-
 export interface CreateResourceOptions {
   type: string;
   name: string;
@@ -117,6 +108,7 @@ export class MembershipService {
       name: options.name,
       ...visibilityPair(options.visibility ?? type.visibility),
       ownerId: principal.userId,
+      ownerKind: "user",
       slug: null,
       memberCount: 1,
       createdAt: now,

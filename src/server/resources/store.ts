@@ -24,7 +24,7 @@ export type ResourceWithMembership = ResourceRow & {
 /** The resource columns as ResourceRow fields, optionally qualified by a table alias. */
 const resourceColumns = (t = "") =>
   `${t}seq AS seq, ${t}id AS id, ${t}app_id AS appId, ${t}type AS type, ${t}name AS name, ${t}visibility AS visibility,
-   ${t}discoverable AS discoverable, ${t}owner_id AS ownerId, ${t}slug AS slug, ${t}member_count AS memberCount,
+   ${t}discoverable AS discoverable, ${t}owner_id AS ownerId, ${t}owner_kind AS ownerKind, ${t}slug AS slug, ${t}member_count AS memberCount,
    ${t}created_at AS createdAt`;
 const RESOURCE_COLUMNS = resourceColumns();
 
@@ -201,8 +201,8 @@ export class ResourceStore {
 
   insertResource(row: Omit<ResourceRow, "seq">): void {
     this.q(
-      `INSERT INTO resources (id, app_id, type, name, name_fold, visibility, discoverable, owner_id, slug, member_count, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO resources (id, app_id, type, name, name_fold, visibility, discoverable, owner_id, owner_kind, slug, member_count, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       row.id,
       row.appId,
@@ -212,6 +212,7 @@ export class ResourceStore {
       row.visibility,
       row.discoverable ? 1 : 0,
       row.ownerId,
+      row.ownerKind,
       row.slug,
       row.memberCount,
       row.createdAt,

@@ -3,7 +3,7 @@
  * internals (`seq`, `app_id`, `owner_id`, `slug`) never appear in a view.
  */
 import { errors } from "../http/errors.ts";
-import type { BrowseItem, ResourceView } from "./model.ts";
+import type { BrowseItem, RequestedView, ResourceView } from "./model.ts";
 import type { BrowseRow, ResourceRow } from "./store.ts";
 
 export type { ResourceView };
@@ -29,6 +29,11 @@ export function resourceView(row: ResourceRow, withCount = false): ResourceView 
   };
   if (withCount) view.memberCount = row.memberCount;
   return view;
+}
+
+/** What a pending requester of a members-only resource sees: what any non-member may, its id and type. */
+export function requestedView(row: Pick<ResourceRow, "id" | "type">): RequestedView {
+  return { id: row.id, type: row.type };
 }
 
 export function browseItem(row: BrowseRow): BrowseItem {

@@ -1,0 +1,71 @@
+/**
+ * Text the API stores or matches never carries invisible or look-alike tricks: no control characters
+ * (Cc), no format characters (Cf: bidi overrides such as U+202E, zero-width spaces such as U+200B, the
+ * BOM), and no lone surrogates (JSON can carry "\ud800"; it is not text). Names are normalized to NFC
+ * and their 200-character limit counts characters (code points), not UTF-16 units.
+ *
+ * In names (and browse queries, which match names) the zero-width joiner and non-joiner (U+200D,
+ * U+200C) are allowed between two visible characters: emoji sequences and several scripts need them.
+ */
+import { errors } from "./errors.ts";
+
+const CONTROL = /\p{Cc}/u;
+const FORMAT = /\p{Cf}/u;
+const JOINERS = new Set(["\u200c", "\u200d"]);
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Z}]/u;
+
+export const NAME_MAX_CHARACTERS = 200;
+
+/** Why `text` is refused, or undefined. `joinersBetweenVisible` allows ZWJ/ZWNJ inside a word. */
+export function textRefusal(text: string, joinersBetweenVisible = false): string | undefined {
+  if (!text.isWellFormed()) return "must not contain lone surrogates";
+  if (CONTROL.test(text)) return "must not contain control characters";
+  if (!FORMAT.test(text)) return undefined;
+  const chars = [...text];
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i]!;
+    if (!FORMAT.test(c)) continue;
+    const between =
+      joinersBetweenVisible &&
+      JOINERS.has(c) &&
+      i > 0 &&
+      i < chars.length - 1 &&
+      !INVISIBLE.test(chars[i - 1]!) &&
+      !INVISIBLE.test(chars[i + 1]!);
+    if (!between)
+      return "must not contain invisible format characters (such as bidi overrides or zero-width spaces)";
+  }
+  return undefined;
+}
+
+/** Throws 400 invalid_request naming the field when the text is refused. */
+export function checkText(field: string, text: string, joinersBetweenVisible = false): void {
+  const why = textRefusal(text, joinersBetweenVisible);
+  if (why) throw errors.invalidRequest(field, why);
+}
+
+/** A resource name as stored: trimmed, NFC, 1-200 characters, no look-alike tricks. */
+export function cleanName(raw: string): string {
+  const name = raw.trim().normalize("NFC");
+  checkText("name", name, true);
+  const length = [...name].length;
+  if (length < 1 || length > NAME_MAX_CHARACTERS)
+    throw errors.invalidRequest("name", `must be 1-${NAME_MAX_CHARACTERS} characters after trimming`);
+  return name;
+}
+
+export interface FieldRules {
+  /** Fields checked elsewhere (a name is trimmed before its check). */
+  skip: ReadonlySet<string>;
+  /** Fields that follow the name rule (joiners allowed inside words). */
+  nameLike: ReadonlySet<string>;
+}
+
+/** Every string field of a request part (body or query), checked. */
+export function checkFields(part: unknown, rules: FieldRules): void {
+  if (part === null || typeof part !== "object") return;
+  for (const [field, value] of Object.entries(part)) {
+    if (typeof value === "string" && !rules.skip.has(field))
+      checkText(field, value, rules.nameLike.has(field));
+  }
+}
