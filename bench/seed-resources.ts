@@ -1,6 +1,6 @@
 /**
  * Fast, deterministic seeder for the resources & membership benchmarks, at the scale of the perf anchors
- * (`/work/shared/notes/perf-anchors.md`): 100k resources, 1M member rows (one owner + ~9 others each,
+ * (the performance notes): 100k resources, 1M member rows (one owner + ~9 others each,
  * distinct random users out of 100k), names "<adjective> <noun> <n>" (4 adjectives at ~25% each, 1,000
  * nouns, `rareWord` in exactly `rareCount` names) for the FTS5 trigram index.
  *

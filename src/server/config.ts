@@ -1,5 +1,5 @@
 /**
- * The only reader of the environment (CONTRACT §1). Everything is validated once at start-up;
+ * The only reader of the environment. Everything is validated once at start-up;
  * a bad value throws a ConfigError whose message is one line naming the variable, and `main.ts`
  * prints it and exits 1. Nothing else in the program reads `process.env`.
  */
@@ -27,7 +27,7 @@ export interface Config {
   /** Where the sealing keys live when SESSION_SECRET is unset; undefined for an in-memory database. */
   sessionKeyFile: string | undefined;
   gatewayConfigPath: string | undefined;
-  /** Absolute session lifetime (CONTRACT §2: 30 days). Not an environment variable. */
+  /** Absolute session lifetime (30 days). Not an environment variable. */
   sessionLifetimeSeconds: number;
   /** How long a just-rotated refresh token still gets the current session (30 s). Not an environment variable. */
   rotationGraceMs: number;

@@ -2,7 +2,7 @@
 import { AppsFileError } from "./apps/registry.ts";
 /**
  * The binary's entry: `serve` (default), `migrate`, `dev`, `--help`. Configuration comes only from the
- * environment (CONTRACT §1); a bad value stops start-up with one line naming the variable.
+ * environment; a bad value stops start-up with one line naming the variable.
  */
 import { ConfigError, loadConfig } from "./config.ts";
 import { openStorage } from "./db/open.ts";

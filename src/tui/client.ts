@@ -1,5 +1,5 @@
 /**
- * The admin API as the TUI sees it (CONTRACT §7). Screens and hooks depend only on `AdminClient`, so tests
+ * The admin API as the TUI sees it. Screens and hooks depend only on `AdminClient`, so tests
  * inject a fake. Every request carries the bearer token and a timeout; failures surface as `AdminApiError`
  * with the HTTP status (0 when the gateway could not be reached) and the contract's error code.
  */

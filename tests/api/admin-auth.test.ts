@@ -1,5 +1,5 @@
 /**
- * The admin listener's guard (CONTRACT §7, §8): every route answers 401 `unauthenticated` without
+ * The admin listener's guard: every route answers 401 `unauthenticated` without
  * the bearer token or with a wrong one, before its body or parameters are looked at, and 503
  * `admin_disabled` on a gateway started without ADMIN_TOKEN. Over real sockets.
  */

@@ -1,5 +1,5 @@
 /**
- * `POST /admin/v1/apps/:id/deploy` takes "one app of the apps file" (CONTRACT §3, §7): a body the
+ * `POST /admin/v1/apps/:id/deploy` takes "one app of the apps file": a body the
  * apps file would refuse at start-up is refused with 400 `invalid_request` (§8) and leaves nothing
  * behind: no deployment row, no event, no resource, the apps in force untouched, and the gateway
  * still starts on the same database. Over real sockets, no provider needed.

@@ -1,5 +1,5 @@
 /**
- * `GET /admin/v1/events` (CONTRACT §7): Server-Sent Events over a real socket, one per event row with
+ * `GET /admin/v1/events`: Server-Sent Events over a real socket, one per event row with
  * `id:` = the row id; a change made through the public API arrives within 2 s; `Last-Event-ID`
  * resumes without loss or repeats; without it the stream starts at new events only.
  */

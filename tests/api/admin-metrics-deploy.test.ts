@@ -1,6 +1,6 @@
 /**
  * `GET /metrics` (Prometheus text: requests by route pattern and status, the latency histogram,
- * token cache, sessions) and `POST /admin/v1/apps/:id/deploy` (CONTRACT §3, §7) against a real
+ * token cache, sessions) and `POST /admin/v1/apps/:id/deploy` against a real
  * stack with the development provider.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

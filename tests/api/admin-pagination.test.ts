@@ -1,5 +1,5 @@
 /**
- * Admin lists are "cursor-paginated like browse" (CONTRACT §4 browse, §7): `limit` 1–100 (above 100
+ * Admin lists are "cursor-paginated like browse": `limit` 1–100 (above 100
  * treated as 100; not an integer or below 1: 400), `nextCursor` opaque and `null` on the last page, a
  * cursor the API did not return is 400, and a walk never repeats or skips a row while rows are added.
  * Over real sockets, no provider needed: one deploy with many statics makes the rows.

@@ -1,5 +1,5 @@
 /**
- * Admin pending invites and requests, resources and rosters (CONTRACT §4, §7) after real sign-ins
+ * Admin pending invites and requests, resources and rosters after real sign-ins
  * against the development provider, invites, requests and joins made through the public API with
  * the session cookie: the rows are right, an operator's cancel takes effect and is audited.
  */

@@ -1,6 +1,6 @@
 /**
- * Admin sessions, users and the overview after real sign-ins against the development provider
- * (CONTRACT §2, §7): the list shows exactly the live sessions with ISO times and never a token,
+ * Admin sessions, users and the overview after real sign-ins against the development provider:
+ * the list shows exactly the live sessions with ISO times and never a token,
  * filters and cursor pagination work, the overview counts move, and an operator's revoke takes
  * effect on the very next request and reaches the provider.
  */

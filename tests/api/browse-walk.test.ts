@@ -1,6 +1,6 @@
 /**
  * Browse over a real socket: a keyset walk over 1,000 discoverable resources while another writer keeps
- * inserting, with and without the name and type filters (CONTRACT §4 "browse": newest first, no
+ * inserting, with and without the name and type filters (newest first, no
  * repeats, no skips, `nextCursor` null on the last page).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

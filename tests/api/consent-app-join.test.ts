@@ -1,5 +1,5 @@
 /**
- * Consent joins the app's `_app` resource (seed "What the service does" 4, CONTRACT §3 and §5): the
+ * Consent joins the app's `_app` resource: the
  * whole OAuth browser flow against the development provider, then the membership rows themselves.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -110,7 +110,7 @@ describe("consent joins the app's _app resource", () => {
     expect((await post("request", { role: "admin" })).status).toBe(200);
     expect(membershipsOf("climber")).toEqual([{ role: "admin", state: "requested" }]);
     await signIn(stack, "climber", new Browser());
-    // CONTRACT §5: consent joins "at its defaultRole"; roles above it need an admin's accept (§4).
+    // consent joins "at its defaultRole"; roles above it need an admin's accept.
     expect(membershipsOf("climber")).toEqual([{ role: "writer", state: "active" }]);
     const [app] = appResource();
     expect(app!.memberCount).toBe(activeCount(app!.id));

@@ -1,5 +1,5 @@
 /**
- * The data seam over real sockets (CONTRACT §6, seed "onMemberRemove policy"): rows linked through
+ * The data seam over real sockets (the onMemberRemove policies): rows linked through
  * `POST /admin/v1/data/links`, then each shared table's policy applied on leave and on removal by an
  * admin; the resource-delete cascade; and the seam's write check: auto-join of a non-member of a
  * public resource, refusals for pending callers and members-only resources, reads that never join.
@@ -223,7 +223,7 @@ describe("policies and rejoin paths", () => {
       userId: "pending-guest",
     });
     expect(cancel.status).toBe(200);
-    // A requester withdraws by leaving, even from a members-only resource (CONTRACT §4 "leave").
+    // A requester withdraws by leaving, even from a members-only resource.
     const team = await create(ctx.owner, "team", "Closed");
     const requester = await session("pending-req");
     expect((await api(requester, "POST", `/v1/resources/${team}/request`)).status).toBe(200);

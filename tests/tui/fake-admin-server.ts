@@ -1,5 +1,5 @@
 /**
- * A fake admin API on 127.0.0.1 with the shapes of CONTRACT §7 (auth, lists, deletes, and an SSE stream
+ * A fake admin API on 127.0.0.1 with the admin API's shapes (auth, lists, deletes, and an SSE stream
  * that events can be pushed into), so the real TUI binary can be driven end to end in tmux. It can be
  * stopped and started again on the same port to play a gateway restart.
  */

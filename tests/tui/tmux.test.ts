@@ -1,6 +1,6 @@
 /**
  * End to end: the real `bun src/tui/cli.ts` in a real tmux, against a fake admin API served from this test
- * (same shapes as CONTRACT §7, an SSE stream we push events into). Keys are sent one per call: keys sent
+ * (the admin API's shapes, an SSE stream we push events into). Keys are sent one per call: keys sent
  * together coalesce into one input chunk. CI is unset for the pane, or Ink draws nothing until exit.
  */
 import { afterAll, describe, expect, test } from "bun:test";

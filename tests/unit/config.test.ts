@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ConfigError, isLoopbackHost, loadConfig } from "../../src/server/config.ts";
 
-describe("configuration (CONTRACT §1)", () => {
+describe("configuration", () => {
   test("defaults", () => {
     const config = loadConfig({});
     expect(config).toMatchObject({

@@ -1,5 +1,5 @@
 /**
- * Roles and the grant ceiling (CONTRACT §3, §4). Every expectation is computed from the spec's order
+ * Roles and the grant ceiling. Every expectation is computed from the spec's order
  * written out here (reader < writer < admin < owner), never from roles.ts itself.
  */
 import { describe, expect, test } from "bun:test";
@@ -17,10 +17,10 @@ import {
 type Grantable = "reader" | "writer" | "admin";
 const SPEC_ROLES: Role[] = ["reader", "writer", "admin", "owner"];
 const SPEC_GRANTABLE: Grantable[] = ["reader", "writer", "admin"];
-/** CONTRACT §3: "Roles, lowest first: reader < writer < admin < owner". */
+/** "Roles, lowest first: reader < writer < admin < owner". */
 const LEVEL: Record<Role, number> = { reader: 1, writer: 2, admin: 3, owner: 4 };
 
-describe("role order (CONTRACT §3)", () => {
+describe("role order", () => {
   test("ROLES lists every role lowest first; GRANTABLE_ROLES excludes owner", () => {
     expect([...ROLES]).toEqual(SPEC_ROLES);
     expect([...GRANTABLE_ROLES]).toEqual(SPEC_GRANTABLE);
@@ -59,7 +59,7 @@ describe("isAdmin: admin or higher (seed: invite, setRole, remove need 'admin or
   }
 });
 
-describe("isGrantableRole: only reader, writer, admin (CONTRACT §4, else invalid_role)", () => {
+describe("isGrantableRole: only reader, writer, admin (else invalid_role)", () => {
   for (const role of SPEC_GRANTABLE) {
     test(`${role} is grantable`, () => expect(isGrantableRole(role)).toBe(true));
   }
@@ -92,7 +92,7 @@ describe("isGrantableRole: only reader, writer, admin (CONTRACT §4, else invali
   }
 });
 
-describe("canGrant: never above the type's grant ceiling, never above the caller's own role (CONTRACT §4)", () => {
+describe("canGrant: never above the type's grant ceiling, never above the caller's own role", () => {
   // Independent rule: role <= ceiling AND role <= actor.
   for (const actor of SPEC_ROLES) {
     for (const role of SPEC_GRANTABLE) {
@@ -119,7 +119,7 @@ describe("canGrant: never above the type's grant ceiling, never above the caller
   }
 });
 
-describe("canActOn: not the owner, not a peer or superior (seed setRole/remove; CONTRACT §4)", () => {
+describe("canActOn: not the owner, not a peer or superior (seed setRole/remove)", () => {
   for (const actor of SPEC_ROLES) {
     for (const target of SPEC_ROLES) {
       const want =

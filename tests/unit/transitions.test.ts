@@ -1,5 +1,5 @@
 /**
- * decide() against the seed's "States and transitions" tables and CONTRACT §4: readable rows for each
+ * decide() against the seed's "States and transitions" tables and our decisions: readable rows for each
  * line of the spec, then the whole matrix (trigger × actor × target × resource facts × role argument)
  * against an oracle written here from the spec, independent of roles.ts.
  */
@@ -18,7 +18,7 @@ import {
 type Grantable = "reader" | "writer" | "admin";
 const GRANTABLE: Grantable[] = ["reader", "writer", "admin"];
 const LEVEL: Record<Role, number> = { reader: 1, writer: 2, admin: 3, owner: 4 };
-/** Statuses from CONTRACT §4 (and, where it is silent, the code's choice: see the report). */
+/** Statuses of the refusals (and, where it is silent, the code's choice: see the report). */
 const STATUS: Record<RefusalCode, number> = {
   forbidden: 403,
   not_found: 404,
@@ -137,7 +137,7 @@ function oracle(r: ResourceFacts, t: Trigger, actor?: Membership, target?: Membe
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Readable rows: one per line of the seed's tables and CONTRACT §4, then the code's choices.
+// Readable rows: one per line of the seed's tables and our decisions, then the code's choices.
 // ---------------------------------------------------------------------------------------------------
 type Row = [
   name: string,
@@ -183,7 +183,7 @@ const rows: Array<[...Row, Decision]> = [
   ["delete: _app is undeletable even for the owner", APP, { kind: "delete", actorIsOwner: true }, active("owner"), undefined, refuse("app_resource_undeletable", 403)],
   ["delete: _app checked before the owner check", APP, { kind: "delete", actorIsOwner: false }, active("admin"), undefined, refuse("app_resource_undeletable", 403)],
   ["delete: an admin is not the owner", {}, { kind: "delete", actorIsOwner: false }, active("admin"), undefined, refuse("forbidden", 403)],
-  // CONTRACT §4
+  // Our decisions where the seed is silent
   ["invite role 'owner' → invalid_role", {}, { kind: "invite", role: "owner", pendingInvitesOfActor: 0 }, active("owner"), undefined, refuse("invalid_role", 400)],
   ["invite role 3 → invalid_role", {}, { kind: "invite", role: 3, pendingInvitesOfActor: 0 }, active("owner"), undefined, refuse("invalid_role", 400)],
   ["setRole role 'root' → invalid_role", {}, { kind: "setRole", role: "root" }, active("owner"), active("writer"), refuse("invalid_role", 400)],
@@ -233,7 +233,7 @@ const rows: Array<[...Row, Decision]> = [
   ["choice: invite role null is treated as absent", { defaultRole: "reader" }, { kind: "invite", role: null, pendingInvitesOfActor: 0 }, active("admin"), undefined, allow({ kind: "add", state: "invited", role: "reader" })],
 ];
 
-describe("decide: rows from the seed and CONTRACT §4", () => {
+describe("decide: rows from the seed and our decisions", () => {
   for (const [name, over, trigger, actor, target, want] of rows) {
     test(name, () => {
       expect(decide(facts(over), trigger, actor, target)).toEqual(want);

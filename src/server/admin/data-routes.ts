@@ -1,4 +1,4 @@
-/** Admin routes for a data service and for deploys (CONTRACT §6, §7): the seam and app configuration. */
+/** Admin routes for a data service and for deploys: the seam and app configuration. */
 import { Elysia, t } from "elysia";
 import { deployApp } from "../apps/deploy.ts";
 import type { AppDef } from "../apps/model.ts";

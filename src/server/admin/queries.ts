@@ -1,5 +1,5 @@
 /**
- * The operators' read models (CONTRACT §7): lists for the admin API and the TUI, keyset-paginated
+ * The operators' read models: lists for the admin API and the TUI, keyset-paginated
  * newest first like browse. Plain prepared SQL over the same tables the services write.
  */
 import type { Database } from "bun:sqlite";

@@ -1,5 +1,5 @@
 /**
- * The admin listener (CONTRACT §7), the TUI's only source. Every call needs
+ * The admin listener, the TUI's only source. Every call needs
  * `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time before anything else is looked at;
  * with no ADMIN_TOKEN configured every call is refused with 503 `admin_disabled`.
  */

@@ -1,5 +1,5 @@
 /**
- * Deploying an app (CONTRACT §3): records a new active deployment when the configuration changed, and
+ * Deploying an app: records a new active deployment when the configuration changed, and
  * reconciles it: the app's `_app` resource and each static resource exist (owned by the app), with
  * names and visibility as declared. Members are never deleted. Reconciling twice changes nothing.
  */

@@ -1,5 +1,5 @@
 /**
- * The apps file (CONTRACT §3), validated by one TypeBox schema. The same models describe the
+ * The apps file, validated by one TypeBox schema. The same models describe the
  * `POST /admin/v1/apps/:id/deploy` body. Types, statics and shared tables are validated here and
  * reconciled by the resources module.
  */

@@ -225,7 +225,7 @@ export class AppRegistry {
   }
 
   /**
-   * A type's configuration with CONTRACT §3's defaults, or undefined for an unknown type. `_app` is
+   * A type's configuration with the defaults, or undefined for an unknown type. `_app` is
    * always reserved and members-only; only its defaultRole (and ceiling) may be set by the file.
    */
   typeConfig(appId: string, type: string): TypeConfig | undefined {

@@ -1,5 +1,5 @@
 /**
- * Consent handling (seed "Auth endpoints"; CONTRACT §5). The provider's consent states pass through:
+ * Consent handling. The provider's consent states pass through:
  * a used challenge (Hydra 410) answers `{ redirect_to }` so the page can move on; an unknown or expired
  * one is 404 `consent_not_found`. After an accept (or an auto-accepted `skip`), two side effects run,
  * best effort, never blocking consent: the `_app` join hook and the one-time welcome credit.

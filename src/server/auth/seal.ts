@@ -1,5 +1,5 @@
 /**
- * The sealed session cookie (CONTRACT §2). Its value is a compact JWE (`dir` + `A256GCM`, jose) of the
+ * The sealed session cookie. Its value is a compact JWE (`dir` + `A256GCM`, jose) of the
  * session id, the access and refresh tokens and the access expiry, so tokens live only in an httpOnly
  * cookie the page cannot read, and a tampered or foreign value simply fails to decrypt (= no cookie).
  *

@@ -1,5 +1,5 @@
 /**
- * Session rows: what operators watch and revoke (CONTRACT §2). A row is live while `ended_at` is null
+ * Session rows: what operators watch and revoke. A row is live while `ended_at` is null
  * and `expires_at` (the absolute lifetime) is in the future. Rows are cached in memory (LRU) for the hot
  * path; every change to a row goes through this module, which updates the cache in the same call, so
  * an ended session's cookie is refused from the very next request.

@@ -1,5 +1,5 @@
 /**
- * The data seam (CONTRACT §6). Rows and their data belong to the separate database API; this module
+ * The data seam. Rows and their data belong to the separate database API; this module
  * keeps what membership needs: which rows are linked into which resource by which member, and the
  * resource-owned copies that `retain` makes. Every function that changes something runs inside the
  * caller's write transaction, so a write and its auto-join, or a leave and its policy, commit together.

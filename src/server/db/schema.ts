@@ -143,7 +143,7 @@ export const members = sqliteTable(
   ],
 );
 
-/** The data seam: which rows are linked into which resource by which member (CONTRACT §6). */
+/** The data seam: which rows are linked into which resource by which member. */
 export const resourceLinks = sqliteTable(
   "resource_links",
   {

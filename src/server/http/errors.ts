@@ -1,6 +1,6 @@
 /**
  * One error type and one mapper. Every refusal the gateway makes is an `ApiError` carrying a stable
- * snake_case `code` from CONTRACT §8 (and §4 for membership); the body is always `{ error, code }`.
+ * snake_case `code` (the membership refusals come from transitions.ts); the body is always `{ error, code }`.
  * Nothing else (no stack, no SQL, no provider body) ever reaches a client; unexpected failures become
  * 500 `internal` with a request id that is also in the log line.
  */

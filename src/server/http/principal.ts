@@ -1,5 +1,5 @@
 /**
- * Who is calling (CONTRACT §2): a bearer token (validated through the 60 s cache; no CSRF header
+ * Who is calling: a bearer token (validated through the 60 s cache; no CSRF header
  * needed) or the session cookie (a state-changing call must carry `X-Service-Csrf: 1`). A cookie whose
  * access token has expired answers 401 so the SDK refreshes once and retries; `/auth/session` still
  * reports such a session as signed in.

@@ -1,6 +1,6 @@
 /**
- * Client for Ory Hydra's public and admin HTTP APIs (v2 paths, the wire shapes listed in
- * shared/notes/hydra-kratos-and-bff.md §1). Public endpoints come from OIDC discovery; admin paths are
+ * Client for Ory Hydra's public and admin HTTP APIs (v2 paths and wire shapes, as in Hydra's
+ * OpenAPI spec). Public endpoints come from OIDC discovery; admin paths are
  * fixed (`/admin/oauth2/...`) under IDP_ADMIN_URL. Every call has a timeout; a network failure or a
  * non-JSON answer becomes `IdpUnavailable`, which routes map to 502 `idp_unavailable`.
  *

@@ -1,5 +1,5 @@
 /**
- * Server-to-server fetch of Ory Kratos self-service flows (CONTRACT §5b). Browsers cannot call Kratos'
+ * Server-to-server fetch of Ory Kratos self-service flows. Browsers cannot call Kratos'
  * flow endpoints across origins with its SameSite cookies, so the gateway fetches from the PUBLIC port
  * (the admin fetch was removed in Kratos PR #1458) with the browser's own Cookie header, and relays
  * Kratos' status and JSON body untouched (403 CSRF violation, 404 unknown, 410 expired included).

@@ -1,5 +1,5 @@
 /**
- * Bearer validation with a 60 s cache (seed "Limits"; CONTRACT §2). Keyed by SHA-256 of the token so
+ * Bearer validation with a 60 s cache. Keyed by SHA-256 of the token so
  * raw tokens are never held as keys; valid and invalid answers are both cached, never past the token's
  * own expiry; bounded to 10,000 entries (LRU); concurrent misses for one token share one provider call.
  *

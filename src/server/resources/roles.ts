@@ -1,5 +1,5 @@
 /**
- * Roles and their ranking (CONTRACT §3): reader < writer < admin < owner. `owner` is given only by
+ * Roles and their ranking: reader < writer < admin < owner. `owner` is given only by
  * creation (or deploy, to the app), never by invite or setRole. The grant ceiling (Discord's rule: you
  * can grant or act only below or up to what you hold) keeps admins from escalating anyone, themselves
  * included, and nobody acts on the owner or on a peer or superior.

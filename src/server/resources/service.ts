@@ -241,7 +241,7 @@ export class MembershipService {
   }
 
   /**
-   * The data seam's check for a write (CONTRACT §6): an active member may write (the returned role lets
+   * The data seam's check for a write: an active member may write (the returned role lets
    * the data service decide what that role may do); a non-member of a public resource joins at the
    * type's default role in this same transaction; members-only and pending callers are refused.
    * `write` runs inside the transaction after the check, so the write and its auto-join commit together.

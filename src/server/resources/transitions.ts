@@ -1,5 +1,5 @@
 /**
- * Every membership and lifecycle transition of the seed's tables (and CONTRACT §4's decisions) as one
+ * Every membership and lifecycle transition of the seed's tables (and the decisions) as one
  * pure function: (resource, trigger, actor, target) → the change to make, or a typed refusal. It reads
  * no clock and no database: `service.ts` loads the rows inside the write transaction, asks here, and
  * applies the answer in that same transaction, so two racing requests cannot both pass a check.
@@ -68,7 +68,7 @@ export type Change =
 
 export type Decision = { ok: true; change: Change } | { ok: false; code: RefusalCode; status: number };
 
-/** The HTTP status of each refusal (CONTRACT §4). */
+/** The HTTP status of each refusal. */
 export const REFUSAL_STATUS: Record<RefusalCode, number> = {
   forbidden: 403,
   not_found: 404,

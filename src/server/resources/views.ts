@@ -66,7 +66,7 @@ export function decodeCursor(cursor: string): { createdAt: number; id: string } 
   return undefined;
 }
 
-/** `limit` as browse takes it (CONTRACT §4): default 20, above 100 is 100, not an integer or below 1 is 400. */
+/** `limit` as browse takes it: default 20, above 100 is 100, not an integer or below 1 is 400. */
 export function parseLimit(raw: unknown, fallback = 20): number {
   if (raw === undefined || raw === "") return fallback;
   if (typeof raw !== "string" || !/^\d{1,9}$/.test(raw) || Number(raw) < 1) {
