@@ -83,6 +83,14 @@ describe("bearer tokens of clients in no app", () => {
       .query("SELECT count(*) AS n FROM resources WHERE owner_id LIKE 'user-of-%'")
       .get();
     expect(count).toEqual({ n: 0 });
+    // A known client's token writes with no CSRF header (bearer calls need none).
+    const ours = await fetch(`${gw.publicUrl}/v1/resources`, {
+      method: "POST",
+      headers: { authorization: "Bearer token-known", "content-type": "application/json" },
+      body: JSON.stringify({ type: "_nope", name: "x" }),
+    });
+    expect(ours.status).toBe(404);
+    expect(await ours.json()).toMatchObject({ code: "unknown_type" });
     const known = await fetch(`${gw.publicUrl}/v1/me`, { headers: { authorization: "Bearer token-known" } });
     expect(await known.json()).toEqual({
       userId: "user-of-known-web",
