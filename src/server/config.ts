@@ -31,6 +31,10 @@ export interface Config {
   sessionLifetimeSeconds: number;
   /** How long a just-rotated refresh token still gets the current session (30 s). Not an environment variable. */
   rotationGraceMs: number;
+  /** How long a refresh request waits for the provider before answering 502 (5 s; the call goes on). */
+  refreshWaitMs: number;
+  /** How long the provider's refresh call may run in all (30 s). */
+  refreshCallTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -150,6 +154,8 @@ export function loadConfig(env: Env = process.env): Config {
     gatewayConfigPath: text(env, "GATEWAY_CONFIG"),
     sessionLifetimeSeconds: 30 * 24 * 3600,
     rotationGraceMs: 30_000,
+    refreshWaitMs: 5000,
+    refreshCallTimeoutMs: 30_000,
   };
 }
 

@@ -104,6 +104,8 @@ export async function createGateway({
     cookieName,
     lifetimeMs: config.sessionLifetimeSeconds * 1000,
     rotationGraceMs: config.rotationGraceMs,
+    refreshWaitMs: config.refreshWaitMs,
+    refreshCallTimeoutMs: config.refreshCallTimeoutMs,
   });
   const resealed = await sessions.resealRefreshTokens();
   if (resealed > 0) log("info", "re-sealed refresh tokens with the current key", { sessions: resealed });

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type DevIdp, startDevIdp } from "../../src/devidp/index.ts";
 import type { AppsFile } from "../../src/server/apps/model.ts";
-import { loadConfig } from "../../src/server/config.ts";
+import { type Config, loadConfig } from "../../src/server/config.ts";
 import type { ConsentHooks } from "../../src/server/gateway.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
 import { Browser } from "./browser.ts";
@@ -33,6 +33,8 @@ export interface Stack {
   dataDir: string;
   /** Stops the gateway and starts it again on the same database and port; `env` overrides settings. */
   restart(env?: Record<string, string>): Promise<void>;
+  /** Starts a second gateway on the same database and key file (another process, as far as state goes). */
+  another(): Promise<RunningGateway>;
   stop(): Promise<void>;
 }
 
@@ -45,6 +47,8 @@ export interface StackOptions {
   otherApp?: boolean;
   /** The refresh rotation grace (default 30 s). */
   rotationGraceMs?: number;
+  /** Config fields that are not environment variables (timings for tests). */
+  config?: Partial<Config>;
 }
 
 export function freePort(): number {
@@ -117,6 +121,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       config: {
         ...loadConfig({ ...env, ...overrides }),
         ...(options.rotationGraceMs !== undefined ? { rotationGraceMs: options.rotationGraceMs } : {}),
+        ...options.config,
       },
       apps,
       log: (level, message, fields) => logs.push(JSON.stringify({ level, message, ...fields })),
@@ -136,6 +141,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       stack.running = await start(overrides);
       stack.adminUrl = stack.running.adminUrl;
     },
+    another: () => start({ PORT: "0" }),
     async stop() {
       await stack.running.stop();
       await idp.stop().catch(() => {});

@@ -119,9 +119,7 @@ export function authRoutes(gateway: Gateway) {
           });
         }
         if (outcome.kind !== "ok") {
-          // A stale token while a newer rotation is in its grace: this browser may already hold the
-          // newest cookie, so nothing is cleared.
-          if (outcome.kind !== "stale") clearSessionCookies(cookie, config, cookieName, header);
+          clearSessionCookies(cookie, config, cookieName, header);
           throw unauthenticated();
         }
         if (outcome.sealed)

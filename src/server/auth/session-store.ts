@@ -71,6 +71,8 @@ export class SessionStore {
       previousRefreshHash: null,
       rotatedAt: null,
       cookieKeyId: options.cookieKeyId,
+      currentCookie: null,
+      refreshLeaseUntil: null,
     };
     this.storage.writeTx((tx) => {
       tx.insert(sessions).values(row).run();
@@ -85,12 +87,47 @@ export class SessionStore {
     return row;
   }
 
-  /** Records a refresh: the new token's hash becomes current, the old one is remembered for the grace window. */
+  /** The row as the database has it now (another process may have changed it); refreshes the cache. */
+  fresh(id: string): SessionRow | undefined {
+    const row = this.byId.get({ id });
+    if (row) this.cache.set(id, row);
+    else this.cache.delete(id);
+    return row;
+  }
+
+  /**
+   * Claims the right to rotate a session at the provider: only while the row still holds the presented
+   * refresh token and no other lease runs. Returns whether this caller holds the lease now.
+   */
+  claimRefresh(id: string, refreshHash: string, until: number, now = Date.now()): boolean {
+    return this.storage.writeTx(
+      () =>
+        this.storage.sqlite
+          .query(
+            `UPDATE sessions SET refresh_lease_until = ?4 WHERE id = ?1 AND refresh_hash = ?2 AND ended_at IS NULL
+             AND (refresh_lease_until IS NULL OR refresh_lease_until < ?3)`,
+          )
+          .run(id, refreshHash, now, until).changes === 1,
+    );
+  }
+
+  /** Gives a lease back (the provider call failed without an answer about the session). */
+  releaseRefresh(id: string): void {
+    this.storage.writeTx(() => {
+      this.storage.sqlite.query("UPDATE sessions SET refresh_lease_until = NULL WHERE id = ?").run(id);
+    });
+  }
+
+  /**
+   * Records a refresh: the new token's hash becomes current, the old one is remembered, the new cookie
+   * (sealed) is kept for tabs still holding an older one, and the lease ends.
+   */
   rotate(
     id: string,
     refresh: { hash: string; sealed: string } | undefined,
     accessExpiresAt: number,
     cookieKeyId: string,
+    currentCookie: string,
   ): SessionRow | undefined {
     const now = Date.now();
     const updated = this.storage.writeTx((tx) => {
@@ -105,6 +142,8 @@ export class SessionStore {
         accessExpiresAt,
         lastSeenAt: now,
         cookieKeyId,
+        currentCookie,
+        refreshLeaseUntil: null,
       };
       tx.update(sessions).set(next).where(eq(sessions.id, id)).run();
       appendEvent(tx, {

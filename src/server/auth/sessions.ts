@@ -13,9 +13,10 @@
  * `session.reuse_detected` event tells the operator. The provider's `invalid_grant` also ends a session.
  */
 import type { AppRegistry } from "../apps/registry.ts";
-import { type HydraClient, IdpUnavailable, type TokenSet } from "../idp/hydra.ts";
+import type { HydraClient, TokenSet } from "../idp/hydra.ts";
 import { sha256 } from "../lib/crypto.ts";
 import { Lru } from "../lib/lru.ts";
+import { Refresher, type RefreshOutcome } from "./refresh.ts";
 import { type CookieSealer, readSealedValues, type SessionCookie } from "./seal.ts";
 import { isLive, type SessionRow, type SessionStore } from "./session-store.ts";
 
@@ -37,15 +38,6 @@ export interface ResolvedSession {
   cookie: SessionCookie;
 }
 
-export type RefreshOutcome =
-  | { kind: "ok"; sealed: string | undefined; cookie: SessionCookie; row: SessionRow }
-  | { kind: "missing" }
-  /** An older token while another rotation is inside its grace: refused, nothing else changes. */
-  | { kind: "stale" }
-  /** A token presented after its grace: the session was ended and its grant revoked. */
-  | { kind: "reused" }
-  | { kind: "ended" };
-
 export interface SessionServiceOptions {
   store: SessionStore;
   sealer: CookieSealer;
@@ -55,15 +47,33 @@ export interface SessionServiceOptions {
   lifetimeMs: number;
   /** How long a just-rotated refresh token still gets the current session (default 30 s). */
   rotationGraceMs?: number;
+  /** How long a refresh request waits for the provider before answering 502 (default 5 s). */
+  refreshWaitMs?: number;
+  /** How long the provider's refresh call itself may run, answered or not (default 30 s). */
+  refreshCallTimeoutMs?: number;
 }
+
+/** What a refresh request gets (the refresher's outcome, theft already acted on). */
+export type RefreshResult = Exclude<RefreshOutcome, { kind: "reused" }> | { kind: "reused" };
 
 export class SessionService {
   private readonly unsealed = new Lru<string, SessionCookie>(10_000);
-  private readonly inflight = new Map<string, Promise<RefreshOutcome>>();
-  /** Result of a rotation, keyed by the hash of the refresh token it replaced; kept ROTATION_GRACE_MS. */
-  private readonly rotated = new Lru<string, { cookie: SessionCookie; sealed: string }>(10_000);
+  private readonly refresher: Refresher;
 
-  constructor(private readonly options: SessionServiceOptions) {}
+  constructor(private readonly options: SessionServiceOptions) {
+    this.refresher = new Refresher({
+      store: options.store,
+      sealer: options.sealer,
+      hydra: options.hydra,
+      apps: options.apps,
+      graceMs: options.rotationGraceMs ?? ROTATION_GRACE_MS,
+      waitMs: options.refreshWaitMs ?? 5000,
+      callTimeoutMs: options.refreshCallTimeoutMs ?? 30_000,
+      accessExpiry: (expiresIn) => accessExpiry(expiresIn),
+      end: (sessionId, reason) => this.end(sessionId, reason, null),
+      remember: (sealed, cookie, expiresAt) => this.unsealed.set(sealed, cookie, expiresAt),
+    });
+  }
 
   get cookieName(): string {
     return this.options.cookieName;
@@ -134,72 +144,17 @@ export class SessionService {
     return { row, sealed };
   }
 
-  private get graceMs(): number {
-    return this.options.rotationGraceMs ?? ROTATION_GRACE_MS;
-  }
-
   /**
-   * Rotates a resolved session (the caller has checked the request may act on it). Throws
-   * IdpUnavailable when the provider cannot answer.
+   * Rotates a resolved session (the caller has checked the request may act on it). A token reused after
+   * its grace is theft: the session ends and its grant is revoked. Throws IdpUnavailable when the
+   * provider does not answer in time (the rotation goes on; see refresh.ts).
    */
-  async refresh(resolved: ResolvedSession | null): Promise<RefreshOutcome> {
+  async refresh(resolved: ResolvedSession | null): Promise<RefreshResult> {
     if (!resolved?.cookie.rt) return { kind: "missing" };
-    const { row, cookie } = resolved;
-    const presented = sha256(cookie.rt!);
-    if (presented !== row.refreshHash) {
-      const inGrace = row.rotatedAt !== null && Date.now() - row.rotatedAt < this.graceMs;
-      if (!inGrace) {
-        await this.endForReuse(row);
-        return { kind: "reused" };
-      }
-      if (presented !== row.previousRefreshHash) return { kind: "stale" };
-      const result = this.rotated.get(presented);
-      return result ? { kind: "ok", ...result, row } : { kind: "ok", sealed: undefined, cookie, row };
-    }
-    const key = `${row.id}:${presented}`;
-    let running = this.inflight.get(key);
-    if (!running) {
-      running = this.rotate(row, cookie, presented).finally(() => this.inflight.delete(key));
-      this.inflight.set(key, running);
-    }
-    return running;
-  }
-
-  private async rotate(row: SessionRow, cookie: SessionCookie, presented: string): Promise<RefreshOutcome> {
-    const client = this.options.apps.lookupClient(row.clientId)?.client;
-    const result = await this.options.hydra.refresh(
-      { clientId: row.clientId, clientSecret: client?.clientSecret },
-      cookie.rt!,
-    );
-    if (!result.ok) {
-      // invalid_grant: the token expired, was revoked or reused; the grant is gone, so is the session.
-      // Anything else (invalid_client, a provider hiccup) says nothing about the session: keep it.
-      if (result.error !== "invalid_grant") throw new IdpUnavailable(`refresh answered ${result.error}`);
-      this.end(row.id, "refresh_invalid", null);
-      return { kind: "ended" };
-    }
-    const tokens = result.tokens;
-    const accessExpiresAt = accessExpiry(tokens.expiresIn);
-    const refresh = tokens.refreshToken
-      ? { hash: sha256(tokens.refreshToken), sealed: await this.options.sealer.sealText(tokens.refreshToken) }
-      : undefined;
-    const updated = this.options.store.rotate(
-      row.id,
-      refresh,
-      accessExpiresAt,
-      this.options.sealer.currentKeyId,
-    );
-    if (!updated) return { kind: "ended" };
-    const next: SessionCookie = {
-      ...cookie,
-      at: tokens.accessToken,
-      rt: tokens.refreshToken ?? cookie.rt,
-      aexp: accessExpiresAt,
-    };
-    const sealed = await this.options.sealer.seal(next);
-    this.unsealed.set(sealed, next, updated.expiresAt);
-    this.rotated.set(presented, { cookie: next, sealed }, Date.now() + this.graceMs);
-    return { kind: "ok", sealed, cookie: next, row: updated };
+    const outcome = await this.refresher.refresh(resolved.row.id, resolved.cookie);
+    if (outcome.kind !== "reused") return outcome;
+    await this.endForReuse(outcome.row);
+    return { kind: "reused" };
   }
 
   /** Ends a session row (logout, invalid grant, operator revoke). Returns the row if it was live. */

@@ -36,6 +36,10 @@ export const sessions = sqliteTable(
     rotatedAt: integer("rotated_at"),
     /** Id of the key that sealed the browser's current cookie: tells when a previous key is no longer needed. */
     cookieKeyId: text("cookie_key_id"),
+    /** The current cookie as the last rotation sealed it: what a tab presenting an older token gets within the grace. */
+    currentCookie: text("current_cookie"),
+    /** While a process rotates this session at the provider (ms since the epoch): one rotation at a time. */
+    refreshLeaseUntil: integer("refresh_lease_until"),
   },
   (t) => [index("sessions_user").on(t.userId), index("sessions_live").on(t.endedAt, t.createdAt)],
 );

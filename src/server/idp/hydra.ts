@@ -119,8 +119,9 @@ export class HydraClient {
     return this.tokenRequest(client, form);
   }
 
-  async refresh(client: ClientAuth, refreshToken: string): Promise<TokenResult> {
-    return this.tokenRequest(client, { grant_type: "refresh_token", refresh_token: refreshToken });
+  /** A refresh-token grant; `timeoutMs` overrides the call's bound (a refresh may outlive its request). */
+  async refresh(client: ClientAuth, refreshToken: string, timeoutMs?: number): Promise<TokenResult> {
+    return this.tokenRequest(client, { grant_type: "refresh_token", refresh_token: refreshToken }, timeoutMs);
   }
 
   /** RFC 7009 revocation, bounded to 2 s. Returns whether the provider confirmed it. */
@@ -228,13 +229,17 @@ export class HydraClient {
     throw new IdpUnavailable(`consent ${verb} answered ${status}`);
   }
 
-  private async tokenRequest(client: ClientAuth, form: Record<string, string>): Promise<TokenResult> {
+  private async tokenRequest(
+    client: ClientAuth,
+    form: Record<string, string>,
+    timeoutMs?: number,
+  ): Promise<TokenResult> {
     const { token_endpoint } = await this.discover();
-    const { status, body } = await this.json<any>(token_endpoint, {
-      method: "POST",
-      headers: this.clientHeaders(client),
-      body: this.clientForm(client, form),
-    });
+    const { status, body } = await this.json<any>(
+      token_endpoint,
+      { method: "POST", headers: this.clientHeaders(client), body: this.clientForm(client, form) },
+      timeoutMs,
+    );
     if (status === 200 && typeof body?.access_token === "string") {
       return {
         ok: true,
@@ -277,10 +282,14 @@ export class HydraClient {
     return headers;
   }
 
-  private async json<T>(url: string, init: RequestInit): Promise<{ status: number; body: T | undefined }> {
+  private async json<T>(
+    url: string,
+    init: RequestInit,
+    timeoutMs = this.timeoutMs,
+  ): Promise<{ status: number; body: T | undefined }> {
     let res: Response;
     try {
-      res = await fetch(url, { ...init, redirect: "manual", signal: AbortSignal.timeout(this.timeoutMs) });
+      res = await fetch(url, { ...init, redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
     } catch (error) {
       throw new IdpUnavailable((error as Error).message);
     }

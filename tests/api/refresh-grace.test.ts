@@ -1,0 +1,152 @@
+/**
+ * Refresh never signs anyone out by accident: the rotation grace lives on the session row (a restart or
+ * another process answers an older cookie with the current session), an older cookie of a live session
+ * never clears cookies, a refresh the gateway gave up on is finished in the background and stored, and
+ * two processes rotating one session make one provider call. Real sockets, the development provider.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Browser } from "../helpers/browser.ts";
+import { CSRF, type Stack, signIn, startStack } from "../helpers/stack.ts";
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(() => stack.stop());
+
+async function login(user: string, target = stack) {
+  const { browser, token } = await signIn(target, user, new Browser());
+  expect(token.status).toBe(200);
+  const cookie = browser.cookieHeader(target.url);
+  const resolved = (await target.running.gateway.sessions.resolve(cookie))!;
+  return { cookie, row: resolved.row };
+}
+
+const refresh = (url: string, cookie: string) =>
+  fetch(`${url}/auth/refresh`, { method: "POST", headers: { ...CSRF, cookie }, body: "{}" });
+const cookieOf = (res: Response) =>
+  res.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
+async function introspect(target: Stack, token: string) {
+  const res = await fetch(`${target.idp.adminUrl}/admin/oauth2/introspect`, {
+    method: "POST",
+    headers: {
+      authorization: "Bearer test-idp-admin-key",
+      "content-type": "application/x-www-form-urlencoded",
+    },
+    body: new URLSearchParams({ token }).toString(),
+  });
+  return (await res.json()) as { active: boolean };
+}
+
+describe("the rotation grace survives a restart", () => {
+  test("after a restart inside the grace, the previous cookie gets the current session and its cookie", async () => {
+    const { cookie: previous, row } = await login("grace-restart");
+    const first = await refresh(stack.url, previous);
+    expect(first.status).toBe(200);
+    const current = cookieOf(first);
+    await stack.restart();
+    const again = await refresh(stack.url, previous);
+    expect(again.status).toBe(200);
+    expect((await again.json()) as object).toMatchObject({ authenticated: true });
+    expect(cookieOf(again)).toBe(current); // the current session's cookie, from the row
+    expect((await fetch(`${stack.url}/v1/me`, { headers: { cookie: cookieOf(again) } })).status).toBe(200);
+    expect(stack.running.gateway.store.get(row.id)!.endedAt).toBeNull();
+  }, 60_000);
+
+  test("a cookie two rotations old, inside the grace, gets the current session and never clears cookies", async () => {
+    const { cookie: oldest } = await login("grace-two");
+    const one = cookieOf(await refresh(stack.url, oldest));
+    const two = await refresh(stack.url, one);
+    expect(two.status).toBe(200);
+    const newest = cookieOf(two);
+    const stale = await refresh(stack.url, oldest);
+    expect(stale.status).toBe(200);
+    expect(cookieOf(stale)).toBe(newest);
+    expect(stale.headers.getSetCookie().some((c) => /Max-Age=0/.test(c))).toBe(false);
+  }, 60_000);
+});
+
+describe("two processes on one database", () => {
+  test("refreshing the same cookie at once through both makes one provider call; both get the session", async () => {
+    const other = await stack.another();
+    try {
+      const { cookie, row } = await login("grace-pair");
+      const calls = stack.idp.calls["token:refresh_token"] ?? 0;
+      const [a, b] = await Promise.all([refresh(stack.url, cookie), refresh(other.publicUrl, cookie)]);
+      expect([a.status, b.status]).toEqual([200, 200]);
+      expect(stack.idp.calls["token:refresh_token"] ?? 0).toBe(calls + 1);
+      expect(cookieOf(a)).toBe(cookieOf(b));
+      const tokens = (await stack.running.gateway.sessions.resolve(cookieOf(a)))!.cookie;
+      expect((await introspect(stack, tokens.rt!)).active).toBe(true);
+      expect(stack.running.gateway.store.fresh(row.id)!.endedAt).toBeNull();
+    } finally {
+      await other.stop();
+    }
+  }, 60_000);
+});
+
+describe("a refresh the gateway gave up on", () => {
+  const DELAY_MS = 900;
+  let slow: Stack;
+  let proxy: ReturnType<typeof Bun.serve>;
+  beforeAll(async () => {
+    // A provider that completes refreshes, then answers late: the gateway stops waiting at 300 ms.
+    slow = await startStack({ config: { refreshWaitMs: 300 } });
+    const issuer = slow.idp.issuer;
+    proxy = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      async fetch(request) {
+        const url = new URL(request.url);
+        const target = `${issuer}${url.pathname}${url.search}`;
+        const body = request.method === "POST" ? await request.text() : undefined;
+        const answer = await fetch(target, {
+          method: request.method,
+          headers: request.headers,
+          body,
+          redirect: "manual",
+        });
+        const text = await answer.text();
+        if (url.pathname.endsWith("/.well-known/openid-configuration")) {
+          const doc = JSON.parse(text);
+          doc.token_endpoint = `http://127.0.0.1:${proxy.port}${new URL(doc.token_endpoint).pathname}`;
+          return Response.json(doc);
+        }
+        if (body?.includes("grant_type=refresh_token")) await Bun.sleep(DELAY_MS);
+        return new Response(text, { status: answer.status, headers: answer.headers });
+      },
+    });
+    await slow.restart({ OIDC_ISSUER: `http://127.0.0.1:${proxy.port}` });
+  });
+  afterAll(async () => {
+    proxy?.stop(true);
+    await slow?.stop();
+  });
+
+  test("answers 502, stores the rotation when it arrives, and the next refresh gets it: the grant survives", async () => {
+    const { cookie, row } = await login("grace-slow", slow);
+    const calls = slow.idp.calls["token:refresh_token"] ?? 0;
+    const gaveUp = await refresh(slow.url, cookie);
+    expect(gaveUp.status).toBe(502);
+    expect(await gaveUp.json()).toMatchObject({ code: "idp_unavailable" });
+    // A second refresh while the first is still at the provider waits for it instead of calling again.
+    await Bun.sleep(DELAY_MS - 200);
+    const next = await refresh(slow.url, cookie);
+    expect(next.status).toBe(200);
+    expect(slow.idp.calls["token:refresh_token"] ?? 0).toBe(calls + 1);
+    const current = (await slow.running.gateway.sessions.resolve(cookieOf(next)))!;
+    expect(current.row.id).toBe(row.id);
+    expect((await introspect(slow, current.cookie.rt!)).active).toBe(true);
+    // And later refreshes keep working: the session was never left on a spent token.
+    await Bun.sleep(DELAY_MS);
+    const later = await refresh(slow.url, cookieOf(next));
+    expect(later.status).toBe(502); // slow again, but stored in the background…
+    await Bun.sleep(DELAY_MS + 100);
+    const after = await refresh(slow.url, cookieOf(next));
+    expect(after.status).toBe(200);
+    expect(slow.running.gateway.store.fresh(row.id)!.endedAt).toBeNull();
+  }, 60_000);
+});
