@@ -27,6 +27,8 @@ export interface Config {
   /** Where the sealing keys live when SESSION_SECRET is unset; undefined for an in-memory database. */
   sessionKeyFile: string | undefined;
   gatewayConfigPath: string | undefined;
+  /** On SIGTERM/SIGINT: how long requests in flight may take to finish before they are cut. */
+  shutdownDrainSeconds: number;
   /** Absolute session lifetime (30 days). Not an environment variable. */
   sessionLifetimeSeconds: number;
   /** How long a just-rotated refresh token still gets the current session (30 s). Not an environment variable. */
@@ -81,6 +83,14 @@ function url(env: Env, name: string): string | undefined {
     throw new ConfigError(name, `must be an absolute http(s) URL, got "${raw}"`);
   }
   return raw.replace(/\/+$/, "");
+}
+
+function seconds(env: Env, name: string, fallback: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d{1,4}(\.\d{1,3})?$/.test(raw))
+    throw new ConfigError(name, `must be a number of seconds, got "${raw}"`);
+  return Number(raw);
 }
 
 function bool(env: Env, name: string, fallback: boolean): boolean {
@@ -152,6 +162,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionSecretPrevious,
     sessionKeyFile: text(env, "SESSION_KEY_FILE") ?? defaultKeyFile(databasePath),
     gatewayConfigPath: text(env, "GATEWAY_CONFIG"),
+    shutdownDrainSeconds: seconds(env, "SHUTDOWN_DRAIN_SECONDS", 10),
     sessionLifetimeSeconds: 30 * 24 * 3600,
     rotationGraceMs: 30_000,
     refreshWaitMs: 5000,

@@ -36,12 +36,21 @@ async function main(argv: string[]): Promise<number> {
       console.log(
         "gateway: OIDC_ISSUER is not set: /auth/authorize, /auth/token and /auth/refresh answer 503",
       );
-    const stop = async () => {
-      await running.stop();
+    let stopping = false;
+    const stop = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      const started = Date.now();
+      const { drained, inFlight } = await running.shutdown(config.shutdownDrainSeconds * 1000);
+      console.log(
+        `gateway: ${signal}: stopped in ${Date.now() - started} ms; ${inFlight} request(s) in flight ${
+          drained ? "finished" : `were cut after ${config.shutdownDrainSeconds} s`
+        }; database closed`,
+      );
       process.exit(0);
     };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
+    process.on("SIGINT", () => stop("SIGINT"));
+    process.on("SIGTERM", () => stop("SIGTERM"));
     return -1;
   }
   if (command === "migrate") {

@@ -2,6 +2,7 @@
  * Starts a gateway for real: loads the apps file, opens and migrates the database, and listens on the
  * public and admin ports. Used by `main.ts serve`, `main.ts dev` and the socket tests.
  */
+import { closeEventStreams } from "./admin/events-stream.ts";
 import { buildAdminApp, buildPublicApp } from "./app.ts";
 import type { AppsFile } from "./apps/model.ts";
 import { AppRegistry, DEFAULT_APPS, loadAppsFile } from "./apps/registry.ts";
@@ -14,7 +15,13 @@ export interface RunningGateway {
   gateway: Gateway;
   publicUrl: string;
   adminUrl: string;
+  /** Stops at once: open connections are cut (tests). */
   stop(): Promise<void>;
+  /**
+   * Stops gracefully: no new connection is accepted, requests in flight finish (event streams are
+   * ended), at most `drainMs`; then whatever is left is cut and the database is closed cleanly.
+   */
+  shutdown(drainMs: number): Promise<{ drained: boolean; inFlight: number }>;
 }
 
 export interface StartOptions {
@@ -37,11 +44,12 @@ export async function startGateway({
   // Bun's own limit is only a backstop (it answers 413 with no body): the 64 KiB limit with its JSON
   // error is enforced by the plumbing, so Bun's is set well above it.
   const serveOptions = { maxRequestBodySize: 16 * MAX_BODY_BYTES };
+  const tracked = tracker();
   const publicServer = Bun.serve({
     ...serveOptions,
     port: config.port,
     hostname: config.host,
-    fetch: gateway.metrics.instrument(buildPublicApp(gateway).fetch),
+    fetch: tracked.wrap(gateway.metrics.instrument(buildPublicApp(gateway).fetch)),
   });
   // The event stream stays open: a heartbeat every 15 s, so an idle timeout of 60 s never cuts it.
   const adminServer = Bun.serve({
@@ -49,15 +57,51 @@ export async function startGateway({
     idleTimeout: 60,
     port: config.adminPort,
     hostname: config.adminHost,
-    fetch: gateway.metrics.instrument(buildAdminApp(gateway).fetch),
+    fetch: tracked.wrap(gateway.metrics.instrument(buildAdminApp(gateway).fetch)),
   });
+  const servers = [publicServer, adminServer];
   return {
     gateway,
     publicUrl: `http://${config.host}:${publicServer.port}`,
     adminUrl: `http://${config.adminHost}:${adminServer.port}`,
     async stop() {
-      await Promise.all([publicServer.stop(true), adminServer.stop(true)]);
+      await Promise.all(servers.map((server) => server.stop(true)));
       gateway.close();
     },
+    async shutdown(drainMs) {
+      const inFlight = tracked.count;
+      const graceful = Promise.all(servers.map((server) => server.stop(false)));
+      closeEventStreams();
+      const drained = await Promise.race([graceful.then(() => true), Bun.sleep(drainMs).then(() => false)]);
+      if (!drained) await Promise.all(servers.map((server) => server.stop(true)));
+      gateway.close();
+      return { drained, inFlight };
+    },
   };
+}
+
+/** Counts requests in flight (a response whose body is still streaming counts until it is handed over). */
+function tracker() {
+  const state = {
+    count: 0,
+    wrap(fetch: (request: Request) => Response | Promise<Response>) {
+      const done = () => {
+        state.count--;
+      };
+      return (request: Request): Response | Promise<Response> => {
+        state.count++;
+        let result: Response | Promise<Response>;
+        try {
+          result = fetch(request);
+        } catch (error) {
+          done();
+          throw error;
+        }
+        if (result instanceof Promise) return result.finally(done);
+        done();
+        return result;
+      };
+    },
+  };
+  return state;
 }

@@ -10,6 +10,14 @@ import type { AdminQueries } from "./queries.ts";
 
 export const HEARTBEAT_MS = 15_000;
 
+/** The open streams: a shutdown ends them, since a stream never finishes on its own. */
+const openStreams = new Set<() => void>();
+
+/** Ends every open event stream (the client reconnects elsewhere, resuming by Last-Event-ID). */
+export function closeEventStreams(): void {
+  for (const stop of [...openStreams]) stop();
+}
+
 export function eventStream(queries: AdminQueries, request: Request): Response {
   const header = request.headers.get("last-event-id");
   let last = header !== null && /^\d{1,15}$/.test(header.trim()) ? Number(header) : queries.lastEventId();
@@ -36,12 +44,14 @@ export function eventStream(queries: AdminQueries, request: Request): Response {
       stop = () => {
         if (!open) return;
         open = false;
+        openStreams.delete(stop);
         unsubscribe();
         clearInterval(heartbeat);
         try {
           controller.close();
         } catch {}
       };
+      openStreams.add(stop);
       request.signal.addEventListener("abort", stop);
       send("retry: 2000\n: connected\n\n");
       flush();
