@@ -36,6 +36,7 @@ export class SessionStore {
   private readonly cache = new Lru<string, SessionRow>(10_000);
   private readonly touches = new Map<string, number>();
   private touchTimer: ReturnType<typeof setTimeout> | undefined;
+  private cachedAt = -1;
   private readonly byId;
 
   constructor(private readonly storage: Storage) {
@@ -47,6 +48,12 @@ export class SessionStore {
   }
 
   get(id: string): SessionRow | undefined {
+    const version = this.storage.externalVersion();
+    if (version !== this.cachedAt) {
+      // Another process committed (it may have ended or rotated a session): start over.
+      this.cachedAt = version;
+      this.cache.clear();
+    }
     const cached = this.cache.get(id);
     if (cached) return cached;
     const row = this.byId.get({ id });

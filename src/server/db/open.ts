@@ -24,6 +24,12 @@ export interface Storage {
   db: Db;
   /** Runs `fn` in one BEGIN IMMEDIATE transaction and returns its result. `fn` must not be async. */
   writeTx<T>(fn: (tx: Tx) => T extends Promise<unknown> ? never : T): T;
+  /**
+   * A number that changes whenever another connection (another process) has committed since: SQLite's
+   * `PRAGMA data_version`, read at most once per millisecond. Read caches compare it before answering
+   * and start over when it moved, so they never serve what another process has changed.
+   */
+  externalVersion(): number;
   close(): void;
 }
 
@@ -41,11 +47,25 @@ export function openStorage(path: string): Storage {
   migrate(db);
   // Built once: wrapping a new function per call would cost more than a short transaction itself.
   const immediate = sqlite.transaction((fn: (tx: Tx) => unknown) => fn(db));
+  const dataVersion = sqlite.prepare("PRAGMA data_version");
+  let checkedAt = -1;
+  let version = 0;
   return {
     sqlite,
     db,
     writeTx: <T>(fn: (tx: Tx) => T) => immediate.immediate(fn) as T,
-    close: () => sqlite.close(),
+    externalVersion() {
+      const now = Date.now();
+      if (now !== checkedAt) {
+        checkedAt = now;
+        version = (dataVersion.get() as { data_version: number }).data_version;
+      }
+      return version;
+    },
+    close: () => {
+      dataVersion.finalize();
+      sqlite.close();
+    },
   };
 }
 

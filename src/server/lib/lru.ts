@@ -39,6 +39,10 @@ export class Lru<K, V> {
     for (const [key, entry] of this.map) if (predicate(entry.value, key)) this.map.delete(key);
   }
 
+  clear(): void {
+    this.map.clear();
+  }
+
   get size(): number {
     return this.map.size;
   }

@@ -3,9 +3,11 @@
  * built per request costs 3× its execution). Reads run freely on the WAL snapshot; the write helpers
  * here are only ever called inside `storage.writeTx`, by service.ts, next to the checks they depend on.
  *
- * Resource rows and single memberships are cached in memory (bounded LRUs): this process is the only
- * writer, and every write helper below evicts what it changes, so a cached row is never stale. Reads
- * made inside a write transaction bypass the cache, so a rolled-back write can never be cached.
+ * Resource rows and single memberships are cached in memory (bounded LRUs). Every write helper below
+ * evicts what it changes; a commit by another process (another connection to the file) empties the
+ * caches before their next answer (`externalVersion`, SQLite's data_version). Reads made inside a write
+ * transaction never use the cache, so a decision always reads the database and a rolled-back write is
+ * never cached.
  */
 import type { Database, Statement } from "bun:sqlite";
 import type { Storage } from "../db/open.ts";
@@ -55,7 +57,10 @@ export class ResourceStore {
   /** Keyed by resource id + "\n" + user id; null records "not a member" (most readers of public resources). */
   private readonly memberCache = new Lru<string, MemberRow | null>(200_000);
 
-  constructor(storage: Storage) {
+  /** The externalVersion the caches were filled at. */
+  private cachedAt = -1;
+
+  constructor(private readonly storage: Storage) {
     this.sqlite = storage.sqlite;
   }
 
@@ -68,13 +73,29 @@ export class ResourceStore {
     return statement;
   }
 
+  /**
+   * Whether the caches may answer: never inside a write transaction (a decision reads the database,
+   * whatever another process did), and only while no other connection has committed since they were filled.
+   */
+  private cacheUsable(): boolean {
+    if (this.sqlite.inTransaction) return false;
+    const version = this.storage.externalVersion();
+    if (version !== this.cachedAt) {
+      this.cachedAt = version;
+      this.resourceCache.clear();
+      this.memberCache.clear();
+    }
+    return true;
+  }
+
   getResource(id: string): ResourceRow | undefined {
-    const cached = this.resourceCache.get(id);
+    const usable = this.cacheUsable();
+    const cached = usable ? this.resourceCache.get(id) : undefined;
     if (cached) return cached;
     const row =
       (this.q(`SELECT ${RESOURCE_COLUMNS} FROM resources WHERE id = ?`).get(id) as ResourceRow | null) ??
       undefined;
-    if (row && !this.sqlite.inTransaction) this.resourceCache.set(id, row);
+    if (row && usable) this.resourceCache.set(id, row);
     return row;
   }
 
@@ -98,14 +119,15 @@ export class ResourceStore {
 
   getMembership(resourceId: string, userId: string): MemberRow | undefined {
     const key = `${resourceId}\n${userId}`;
-    const cached = this.memberCache.get(key);
+    const usable = this.cacheUsable();
+    const cached = usable ? this.memberCache.get(key) : undefined;
     if (cached !== undefined) return cached ?? undefined;
     const row =
       (this.q(
         `SELECT resource_id AS resourceId, user_id AS userId, app_id AS appId, role, state, invited_by AS invitedBy,
        created_at AS createdAt, updated_at AS updatedAt FROM members WHERE resource_id = ? AND user_id = ?`,
       ).get(resourceId, userId) as MemberRow | null) ?? undefined;
-    if (!this.sqlite.inTransaction) this.memberCache.set(key, row ?? null);
+    if (usable) this.memberCache.set(key, row ?? null);
     return row;
   }
 
