@@ -34,6 +34,8 @@ export type ErrorCode =
   | "invalid_scope"
   | "budget_exceeded"
   | "admin_disabled"
+  | "database_busy"
+  | "database_unavailable"
   | "internal";
 
 export class ApiError extends Error {
@@ -76,4 +78,22 @@ export function errorBody(error: ApiError, requestId?: string): Record<string, s
   const body: Record<string, string> = { error: error.message, code: error.code };
   if (requestId && error.status >= 500) body.requestId = requestId;
   return body;
+}
+
+/**
+ * The database failing is not a bug of ours: another process holds the write lock past the wait
+ * (503 `database_busy`), or the disk is full, the file read-only or unreadable (503
+ * `database_unavailable`). Both say when to retry; reads that still work are still served, since only
+ * the failing statement fails. Anything else from SQLite stays a 500.
+ */
+export function databaseError(error: unknown): ApiError | undefined {
+  const code = (error as { code?: unknown })?.code;
+  if ((error as { name?: unknown })?.name !== "SQLiteError" || typeof code !== "string") return undefined;
+  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
+    return new ApiError(503, "database_busy", "The database is busy: retry in a moment.", { "retry-after": "1" });
+  if (/^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|NOMEM|PROTOCOL)/.test(code))
+    return new ApiError(503, "database_unavailable", "The database cannot take writes right now: retry later.", {
+      "retry-after": "5",
+    });
+  return undefined;
 }

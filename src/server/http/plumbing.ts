@@ -9,7 +9,7 @@
 import { Elysia } from "elysia";
 import type { AppRegistry } from "../apps/registry.ts";
 import type { Logger } from "../lib/log.ts";
-import { ApiError, errorBody, errors } from "./errors.ts";
+import { ApiError, databaseError, errorBody, errors } from "./errors.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -83,7 +83,13 @@ export function plumbing(options: { apps?: AppRegistry; log: Logger }) {
       else if (code === "VALIDATION") apiError = validationError(error);
       else if (code === "NOT_FOUND") apiError = errors.notFound();
       else if ((error as { status?: number })?.status === 413) apiError = errors.tooLarge();
-      else {
+      else if (databaseError(error ?? cause)) {
+        apiError = databaseError(error ?? cause)!;
+        log("warn", "database refused a statement", {
+          method: request.method,
+          code: String((error as { code?: unknown }).code),
+        });
+      } else {
         const requestId = crypto.randomUUID();
         log("error", "unexpected error", {
           requestId,
