@@ -37,6 +37,8 @@ export interface Config {
   refreshWaitMs: number;
   /** How long the provider's refresh call may run in all (30 s). */
   refreshCallTimeoutMs: number;
+  /** How long a write waits for another process's write lock before answering 503 database_busy (5 s). */
+  writeWaitMs: number;
 }
 
 export class ConfigError extends Error {
@@ -167,6 +169,7 @@ export function loadConfig(env: Env = process.env): Config {
     rotationGraceMs: 30_000,
     refreshWaitMs: 5000,
     refreshCallTimeoutMs: 30_000,
+    writeWaitMs: 5000,
   };
 }
 

@@ -69,7 +69,7 @@ export async function createGateway({
   log = createLogger(),
   consentHooks,
 }: CreateGatewayOptions): Promise<Gateway> {
-  const storage = openStorage(config.databasePath);
+  const storage = openStorage(config.databasePath, { writeWaitMs: config.writeWaitMs });
   const sealer = new CookieSealer(await sealingKeys(config, storage, log));
   const hydra = new HydraClient({
     issuer: config.oidcIssuer,
@@ -110,8 +110,10 @@ export async function createGateway({
   const resealed = await sessions.resealRefreshTokens();
   if (resealed > 0) log("info", "re-sealed refresh tokens with the current key", { sessions: resealed });
   // Retention of ended sessions: at start-up and hourly (the timer never keeps the process alive).
-  store.purgeEnded();
-  const purge = setInterval(() => store.purgeEnded(), 3600_000);
+  await store.purgeEnded();
+  const purge = setInterval(() => {
+    store.purgeEnded().catch((error) => log("warn", "session purge failed", { error: String(error) }));
+  }, 3600_000);
   purge.unref?.();
   return {
     config,

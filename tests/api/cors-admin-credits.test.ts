@@ -109,11 +109,11 @@ describe("session retention", () => {
     make("ended-recently", now - 2 * day, now + 28 * day);
     make("ended-long-ago", now - 8 * day, now + 22 * day);
     make("expired-long-ago", null, now - 8 * day);
-    expect(store.purgeEnded(7 * day, now)).toBe(2);
+    expect(await store.purgeEnded(7 * day, now)).toBe(2);
     const left = gw.gateway.storage.sqlite.query("SELECT id FROM sessions ORDER BY id").all() as Array<{
       id: string;
     }>;
     expect(left.map((r) => r.id)).toEqual(["ended-recently", "live"]);
-    expect(store.purgeEnded(7 * day, now)).toBe(0);
+    expect(await store.purgeEnded(7 * day, now)).toBe(0);
   });
 });

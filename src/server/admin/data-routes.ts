@@ -34,14 +34,19 @@ export function dataRoutes(gateway: Gateway) {
     })
     .post(
       "/admin/v1/data/authorize-write",
-      ({ body }) => ({ allowed: true, ...membership.authorizeWrite(body.resourceId, body.userId) }),
+      async ({ body }) => ({
+        allowed: true,
+        ...(await gateway.storage.retrying(() => membership.authorizeWrite(body.resourceId, body.userId))),
+      }),
       { body: t.Object({ resourceId: AdminId, userId: AdminId }) },
     )
     .post(
       "/admin/v1/data/links",
-      ({ body }) => {
-        const { joined } = membership.authorizeWrite(body.resourceId, body.userId, (resource) =>
-          seam.link(resource.id, body.table, body.rowId, body.userId, body.data, Date.now()),
+      async ({ body }) => {
+        const { joined } = await gateway.storage.retrying(() =>
+          membership.authorizeWrite(body.resourceId, body.userId, (resource) =>
+            seam.link(resource.id, body.table, body.rowId, body.userId, body.data, Date.now()),
+          ),
         );
         return { ok: true, joined };
       },

@@ -72,8 +72,11 @@ export function adminRoutes(gateway: Gateway) {
         }),
       },
     )
-    .delete("/admin/v1/pending/:resourceId/:userId", ({ params }) => {
-      if (!membership.cancelPending(params.resourceId, params.userId, "admin")) {
+    .delete("/admin/v1/pending/:resourceId/:userId", async ({ params }) => {
+      const cancelled = await gateway.storage.retrying(() =>
+        membership.cancelPending(params.resourceId, params.userId, "admin"),
+      );
+      if (!cancelled) {
         throw new ApiError(404, "not_found", "No pending invite or request for that user on that resource.");
       }
       return { ok: true };

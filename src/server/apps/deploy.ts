@@ -33,7 +33,7 @@ export async function deployApp(
   const latest = latestDeployment(storage, app.id);
   const unchanged = latest !== undefined && sameConfig((await openConfig(latest.config, sealer)).app, app);
   const config = await sealConfig(app, sealer);
-  const deployment = storage.writeTx((tx) => {
+  const deployment = await storage.write((tx) => {
     const now = Date.now();
     let active = latestDeployment(storage, app.id);
     if (!active || !unchanged || active.id !== latest?.id) {
@@ -137,7 +137,7 @@ export async function resealDeployments(
   }
   if (updates.length === 0) return 0;
   storage.sqlite.exec("PRAGMA secure_delete = ON");
-  storage.writeTx((tx) => {
+  await storage.write((tx) => {
     for (const { id, config } of updates)
       tx.update(deployments).set({ config }).where(eq(deployments.id, id)).run();
   });

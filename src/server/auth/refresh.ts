@@ -39,7 +39,7 @@ export interface RefresherOptions {
   /** Access expiry from the provider's `expires_in`. */
   accessExpiry(expiresInSeconds: number): number;
   /** Ends a session whose grant the provider says is gone. */
-  end(sessionId: string, reason: string): void;
+  end(sessionId: string, reason: string): Promise<unknown>;
   /** Remembers a sealed cookie value and its contents (the resolve cache). */
   remember(sealed: string, cookie: SessionCookie, expiresAt: number): void;
 }
@@ -62,7 +62,7 @@ export class Refresher {
       const running = this.inflight.get(row.id);
       if (running) return within(running, deadline);
       const leaseUntil = Date.now() + this.options.callTimeoutMs + 1000;
-      if (store.claimRefresh(row.id, presented, leaseUntil)) {
+      if (await store.claimRefresh(row.id, presented, leaseUntil)) {
         const call = this.rotate(row, cookie).finally(() => this.inflight.delete(row.id));
         this.inflight.set(row.id, call);
         return within(call, deadline);
@@ -101,7 +101,7 @@ export class Refresher {
         // invalid_grant: the token expired, was revoked or reused; the grant is gone, so is the session.
         // Anything else (invalid_client, a provider hiccup) says nothing about the session: keep it.
         if (result.error !== "invalid_grant") throw new IdpUnavailable(`refresh answered ${result.error}`);
-        this.options.end(row.id, "refresh_invalid");
+        await this.options.end(row.id, "refresh_invalid");
         return { kind: "ended" };
       }
       const tokens = result.tokens;
@@ -120,13 +120,13 @@ export class Refresher {
         tokens.refreshToken && refreshSealed
           ? { hash: sha256(tokens.refreshToken), sealed: refreshSealed }
           : undefined;
-      const updated = store.rotate(row.id, refresh, aexp, sealer.currentKeyId, sealed);
+      const updated = await store.rotate(row.id, refresh, aexp, sealer.currentKeyId, sealed);
       stored = true;
       if (!updated) return { kind: "ended" };
       this.options.remember(sealed, next, updated.expiresAt);
       return { kind: "ok", sealed, cookie: next, row: updated };
     } finally {
-      if (!stored) store.releaseRefresh(row.id);
+      if (!stored) await store.releaseRefresh(row.id).catch(() => {});
     }
   }
 }

@@ -77,7 +77,7 @@ export function authRoutes(gateway: Gateway) {
           );
         }
         const userId = await subjectOf(gateway, result.tokens, body.client_id, body.nonce);
-        if (previous) sessions.end(previous.row.id, "replaced", previous.row.userId);
+        if (previous) await sessions.end(previous.row.id, "replaced", previous.row.userId);
         const { row, sealed } = await sessions.start(result.tokens, userId, body.client_id);
         writeSessionCookie(
           cookie,
@@ -141,7 +141,7 @@ export function authRoutes(gateway: Gateway) {
       const found = await sessionOf(request);
       try {
         if (found) {
-          sessions.end(found.row.id, "logout", found.row.userId);
+          await sessions.end(found.row.id, "logout", found.row.userId);
           gateway.tokens.forget(found.cookie.at);
           if (found.cookie.rt && hydra.configured) {
             const client = apps.lookupClient(found.row.clientId)?.client;

@@ -7,7 +7,7 @@
  * `last_seen_at` is written lazily: at most once a minute per session, batched into one transaction.
  */
 import { and, desc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
-import type { Storage } from "../db/open.ts";
+import { isBusy, type Storage } from "../db/open.ts";
 import { sessions } from "../db/schema.ts";
 import { appendEvent } from "../events/log.ts";
 import { randomId } from "../lib/crypto.ts";
@@ -61,7 +61,7 @@ export class SessionStore {
     return row;
   }
 
-  create(options: CreateSessionOptions): SessionRow {
+  async create(options: CreateSessionOptions): Promise<SessionRow> {
     const now = Date.now();
     const row: SessionRow = {
       id: randomId(),
@@ -81,7 +81,7 @@ export class SessionStore {
       currentCookie: null,
       refreshLeaseUntil: null,
     };
-    this.storage.writeTx((tx) => {
+    await this.storage.write((tx) => {
       tx.insert(sessions).values(row).run();
       appendEvent(tx, {
         type: "session.created",
@@ -106,8 +106,8 @@ export class SessionStore {
    * Claims the right to rotate a session at the provider: only while the row still holds the presented
    * refresh token and no other lease runs. Returns whether this caller holds the lease now.
    */
-  claimRefresh(id: string, refreshHash: string, until: number, now = Date.now()): boolean {
-    return this.storage.writeTx(
+  claimRefresh(id: string, refreshHash: string, until: number, now = Date.now()): Promise<boolean> {
+    return this.storage.write(
       () =>
         this.storage.sqlite
           .query(
@@ -119,8 +119,8 @@ export class SessionStore {
   }
 
   /** Gives a lease back (the provider call failed without an answer about the session). */
-  releaseRefresh(id: string): void {
-    this.storage.writeTx(() => {
+  async releaseRefresh(id: string): Promise<void> {
+    await this.storage.write(() => {
       this.storage.sqlite.query("UPDATE sessions SET refresh_lease_until = NULL WHERE id = ?").run(id);
     });
   }
@@ -129,15 +129,15 @@ export class SessionStore {
    * Records a refresh: the new token's hash becomes current, the old one is remembered, the new cookie
    * (sealed) is kept for tabs still holding an older one, and the lease ends.
    */
-  rotate(
+  async rotate(
     id: string,
     refresh: { hash: string; sealed: string } | undefined,
     accessExpiresAt: number,
     cookieKeyId: string,
     currentCookie: string,
-  ): SessionRow | undefined {
+  ): Promise<SessionRow | undefined> {
     const now = Date.now();
-    const updated = this.storage.writeTx((tx) => {
+    const updated = await this.storage.write((tx) => {
       const current = tx.select().from(sessions).where(eq(sessions.id, id)).get();
       if (!current || current.endedAt !== null) return undefined;
       const next = {
@@ -166,14 +166,14 @@ export class SessionStore {
   }
 
   /** Ends a live session (one event, `session.ended` unless named). Returns the row as it was, or undefined. */
-  end(
+  async end(
     id: string,
     reason: string,
     actor: string | null,
     eventType: "session.ended" | "session.reuse_detected" = "session.ended",
-  ): SessionRow | undefined {
+  ): Promise<SessionRow | undefined> {
     const now = Date.now();
-    const ended = this.storage.writeTx((tx) => {
+    const ended = await this.storage.write((tx) => {
       const current = tx.select().from(sessions).where(eq(sessions.id, id)).get();
       if (!current || current.endedAt !== null) return undefined;
       tx.update(sessions).set({ endedAt: now, endReason: reason }).where(eq(sessions.id, id)).run();
@@ -203,10 +203,17 @@ export class SessionStore {
     if (this.touches.size === 0) return;
     const batch = [...this.touches];
     this.touches.clear();
-    this.storage.writeTx((tx) => {
-      for (const [id, at] of batch)
-        tx.update(sessions).set({ lastSeenAt: at }).where(eq(sessions.id, id)).run();
-    });
+    try {
+      this.storage.writeTx((tx) => {
+        for (const [id, at] of batch)
+          tx.update(sessions).set({ lastSeenAt: at }).where(eq(sessions.id, id)).run();
+      });
+    } catch (error) {
+      // Activity times are not worth a failed request or a crash: keep them for the next flush.
+      if (!isBusy(error)) throw error;
+      for (const [id, at] of batch) if (!this.touches.has(id)) this.touches.set(id, at);
+      this.touchTimer ??= setTimeout(() => this.flushTouches(), 1000);
+    }
   }
 
   /** Live sessions, newest first, keyset-paginated by (createdAt, id). */
@@ -242,9 +249,9 @@ export class SessionStore {
    * Retention: deletes session rows that ended or expired more than `keepMs` ago (default 7 days, so
    * operators can still see recent sign-outs). Their events stay in the audit log. Returns how many.
    */
-  purgeEnded(keepMs = 7 * 24 * 3600 * 1000, now = Date.now()): number {
+  purgeEnded(keepMs = 7 * 24 * 3600 * 1000, now = Date.now()): Promise<number> {
     const cutoff = now - keepMs;
-    return this.storage.writeTx(
+    return this.storage.write(
       () =>
         this.storage.sqlite
           .query("DELETE FROM sessions WHERE (ended_at IS NOT NULL AND ended_at < ?1) OR expires_at < ?1")
@@ -267,9 +274,9 @@ export class SessionStore {
   }
 
   /** Replaces sealed refresh tokens (a re-seal with the current key); rows that ended meanwhile are skipped. */
-  replaceSealed(updates: Array<{ id: string; refreshSealed: string }>): void {
+  async replaceSealed(updates: Array<{ id: string; refreshSealed: string }>): Promise<void> {
     if (updates.length === 0) return;
-    this.storage.writeTx(() => {
+    await this.storage.write(() => {
       const update = this.storage.sqlite.query(
         "UPDATE sessions SET refresh_sealed = ?2 WHERE id = ?1 AND ended_at IS NULL",
       );

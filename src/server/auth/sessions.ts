@@ -120,7 +120,7 @@ export class SessionService {
     clientId: string,
   ): Promise<{ row: SessionRow; sealed: string }> {
     const accessExpiresAt = accessExpiry(tokens.expiresIn);
-    const row = this.options.store.create({
+    const row = await this.options.store.create({
       userId,
       clientId,
       accessExpiresAt,
@@ -158,7 +158,7 @@ export class SessionService {
   }
 
   /** Ends a session row (logout, invalid grant, operator revoke). Returns the row if it was live. */
-  end(sessionId: string, reason: string, actor: string | null): SessionRow | undefined {
+  end(sessionId: string, reason: string, actor: string | null): Promise<SessionRow | undefined> {
     return this.options.store.end(sessionId, reason, actor);
   }
 
@@ -167,14 +167,14 @@ export class SessionService {
    * its refresh token is revoked at the provider, best effort (at most 2 s). Undefined if it was not live.
    */
   async revoke(sessionId: string, actor: string): Promise<SessionRow | undefined> {
-    const row = this.options.store.end(sessionId, "revoked", actor);
+    const row = await this.options.store.end(sessionId, "revoked", actor);
     if (row) await this.revokeAtProvider(row);
     return row;
   }
 
   /** Theft: the session ends (one `session.reuse_detected` event) and its grant is revoked at the provider. */
   private async endForReuse(row: SessionRow): Promise<void> {
-    const ended = this.options.store.end(row.id, "refresh_reuse", null, "session.reuse_detected");
+    const ended = await this.options.store.end(row.id, "refresh_reuse", null, "session.reuse_detected");
     if (ended) await this.revokeAtProvider(ended);
   }
 
@@ -199,7 +199,7 @@ export class SessionService {
       const token = await sealer.unsealText(row.refreshSealed);
       if (token !== null) updates.push({ id: row.id, refreshSealed: await sealer.sealText(token) });
     }
-    store.replaceSealed(updates);
+    await store.replaceSealed(updates);
     return updates.length;
   }
 

@@ -1,11 +1,16 @@
 /**
- * Opens the SQLite database: WAL, busy_timeout, synchronous=NORMAL, foreign keys, then applies the
- * migrations embedded in the program (no files needed beside the binary).
+ * Opens the SQLite database: WAL, synchronous=NORMAL, foreign keys, then applies the migrations
+ * embedded in the program (no files needed beside the binary).
  *
  * The one rule for writes: every write goes through `writeTx`, which runs a *synchronous* callback in
  * `BEGIN IMMEDIATE`. A deferred transaction that reads then writes fails with SQLITE_BUSY under two
  * writers (busy_timeout cannot help a lock upgrade), and an async callback would commit at its first
  * `await`, leaving the rest in autocommit.
+ *
+ * A busy lock never blocks the event loop: `busy_timeout` is 0, so `BEGIN IMMEDIATE` fails at once
+ * while another process holds the write lock, and `write` / `retrying` try again after a short sleep
+ * (5 ms growing to 50 ms, with jitter) for at most `writeWaitMs` (5 s); reads keep flowing meanwhile.
+ * Past that the busy error goes up and is answered 503 `database_busy`.
  */
 import { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
@@ -30,14 +35,30 @@ export interface Storage {
    * and start over when it moved, so they never serve what another process has changed.
    */
   externalVersion(): number;
+  /** `writeTx`, tried again without blocking while another connection holds the write lock. */
+  write<T>(fn: (tx: Tx) => T extends Promise<unknown> ? never : T): Promise<T>;
+  /** Runs a synchronous unit of work (one or more write transactions) again while the database is busy. */
+  retrying<T>(fn: () => T): Promise<T>;
   close(): void;
 }
 
-export function openStorage(path: string): Storage {
+export interface StorageOptions {
+  /** How long a write waits for another process's write lock before giving up (default 5 s). */
+  writeWaitMs?: number;
+}
+
+/** SQLite's "another connection holds the lock" (SQLITE_BUSY and its extended codes). */
+export function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
+}
+
+export function openStorage(path: string, options: StorageOptions = {}): Storage {
+  const writeWaitMs = options.writeWaitMs ?? 5000;
   if (path !== ":memory:") restrictFiles(path);
   const sqlite = new Database(path, { create: true, strict: true });
   sqlite.exec("PRAGMA journal_mode = WAL");
-  sqlite.exec("PRAGMA busy_timeout = 5000");
+  sqlite.exec("PRAGMA busy_timeout = 0");
   sqlite.exec("PRAGMA synchronous = NORMAL");
   sqlite.exec("PRAGMA foreign_keys = ON");
   // 64 MiB of page cache (the default is 2 MiB): a write reads the index pages it changes, and with a
@@ -50,10 +71,24 @@ export function openStorage(path: string): Storage {
   const dataVersion = sqlite.prepare("PRAGMA data_version");
   let checkedAt = -1;
   let version = 0;
+  const writeTx = <T>(fn: (tx: Tx) => T) => immediate.immediate(fn) as T;
+  const retrying = async <T>(fn: () => T): Promise<T> => {
+    const deadline = Date.now() + writeWaitMs;
+    for (let delay = 5; ; delay = Math.min(50, delay * 2)) {
+      try {
+        return fn();
+      } catch (error) {
+        if (!isBusy(error) || Date.now() + delay > deadline) throw error;
+      }
+      await Bun.sleep(delay * (0.5 + Math.random()));
+    }
+  };
   return {
     sqlite,
     db,
-    writeTx: <T>(fn: (tx: Tx) => T) => immediate.immediate(fn) as T,
+    writeTx,
+    retrying,
+    write: (fn) => retrying(() => writeTx(fn)),
     externalVersion() {
       const now = Date.now();
       if (now !== checkedAt) {

@@ -90,10 +90,17 @@ export function databaseError(error: unknown): ApiError | undefined {
   const code = (error as { code?: unknown })?.code;
   if ((error as { name?: unknown })?.name !== "SQLiteError" || typeof code !== "string") return undefined;
   if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
-    return new ApiError(503, "database_busy", "The database is busy: retry in a moment.", { "retry-after": "1" });
-  if (/^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|NOMEM|PROTOCOL)/.test(code))
-    return new ApiError(503, "database_unavailable", "The database cannot take writes right now: retry later.", {
-      "retry-after": "5",
+    return new ApiError(503, "database_busy", "The database is busy: retry in a moment.", {
+      "retry-after": "1",
     });
+  if (/^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|NOMEM|PROTOCOL)/.test(code))
+    return new ApiError(
+      503,
+      "database_unavailable",
+      "The database cannot take writes right now: retry later.",
+      {
+        "retry-after": "5",
+      },
+    );
   return undefined;
 }

@@ -26,8 +26,11 @@ export async function apiPrincipal(gateway: Gateway, request: Request): Promise<
 }
 
 export function resourceRoutes(gateway: Gateway) {
-  const { membership } = gateway;
+  const { membership, storage } = gateway;
   const { store } = membership;
+  /** One membership change; while another process holds the write lock it is tried again, never blocking. */
+  const change = (...args: Parameters<typeof membership.transition>) =>
+    storage.retrying(() => membership.transition(...args));
   return (
     new Elysia({ name: "resource-routes", prefix: "/v1/resources" })
       // derive (not resolve): who is calling is settled before the body is validated, so an anonymous
@@ -40,14 +43,13 @@ export function resourceRoutes(gateway: Gateway) {
       })
       .post(
         "",
-        ({ principal, body }) =>
-          resourceView(
-            membership.createResource(principal, {
-              type: body.type,
-              name: cleanName(body.name),
-              visibility: body.visibility,
-            }),
-          ),
+        async ({ principal, body }) => {
+          const name = cleanName(body.name);
+          const row = await storage.retrying(() =>
+            membership.createResource(principal, { type: body.type, name, visibility: body.visibility }),
+          );
+          return resourceView(row);
+        },
         {
           body: t.Object({
             type: Type,
@@ -120,9 +122,9 @@ export function resourceRoutes(gateway: Gateway) {
           throw notFound();
         return resourceView(row, true);
       })
-      .delete("/:id", ({ principal, params }) => {
+      .delete("/:id", async ({ principal, params }) => {
         const row = store.getResource(params.id);
-        membership.transition(principal, params.id, {
+        await change(principal, params.id, {
           kind: "delete",
           actorIsOwner: row !== undefined && isOwner(row, principal.userId),
         });
@@ -143,62 +145,62 @@ export function resourceRoutes(gateway: Gateway) {
       })
       .post(
         "/:id/invite",
-        ({ principal, params, body }) => {
-          membership.transition(principal, params.id, { kind: "invite", role: body.role }, body.userId);
+        async ({ principal, params, body }) => {
+          await change(principal, params.id, { kind: "invite", role: body.role }, body.userId);
           return { ok: true, state: "invited" };
         },
         { body: t.Object({ userId: UserId, role: t.Optional(Role) }) },
       )
       .post(
         "/:id/request",
-        ({ principal, params, body }) => {
-          membership.transition(principal, params.id, { kind: "request", role: body?.role });
+        async ({ principal, params, body }) => {
+          await change(principal, params.id, { kind: "request", role: body?.role });
           return { ok: true, state: "requested" };
         },
         { body: t.Optional(t.Object({ role: t.Optional(Role) })) },
       )
       .post(
         "/:id/accept",
-        ({ principal, params, body }) => {
+        async ({ principal, params, body }) => {
           const target = body?.userId;
           if (target === undefined || target === principal.userId)
-            membership.transition(principal, params.id, { kind: "acceptInvite" });
-          else membership.transition(principal, params.id, { kind: "acceptRequest" }, target);
+            await change(principal, params.id, { kind: "acceptInvite" });
+          else await change(principal, params.id, { kind: "acceptRequest" }, target);
           return { ok: true, state: "active" };
         },
         { body: t.Optional(t.Object({ userId: t.Optional(UserId) })) },
       )
       .post(
         "/:id/reject",
-        ({ principal, params, body }) => {
+        async ({ principal, params, body }) => {
           const target = body?.userId;
           if (target === undefined || target === principal.userId)
-            membership.transition(principal, params.id, { kind: "rejectInvite" });
-          else membership.transition(principal, params.id, { kind: "rejectRequest" }, target);
+            await change(principal, params.id, { kind: "rejectInvite" });
+          else await change(principal, params.id, { kind: "rejectRequest" }, target);
           return { ok: true };
         },
         { body: t.Optional(t.Object({ userId: t.Optional(UserId) })) },
       )
-      .post("/:id/join", ({ principal, params }) => {
-        membership.transition(principal, params.id, { kind: "join" });
+      .post("/:id/join", async ({ principal, params }) => {
+        await change(principal, params.id, { kind: "join" });
         return { ok: true, state: "active" };
       })
-      .post("/:id/leave", ({ principal, params }) => {
-        membership.transition(principal, params.id, { kind: "leave" });
+      .post("/:id/leave", async ({ principal, params }) => {
+        await change(principal, params.id, { kind: "leave" });
         return { ok: true };
       })
       .post(
         "/:id/setRole",
-        ({ principal, params, body }) => {
-          membership.transition(principal, params.id, { kind: "setRole", role: body.role }, body.userId);
+        async ({ principal, params, body }) => {
+          await change(principal, params.id, { kind: "setRole", role: body.role }, body.userId);
           return { ok: true, role: body.role };
         },
         { body: t.Object({ userId: UserId, role: Role }) },
       )
       .post(
         "/:id/remove",
-        ({ principal, params, body }) => {
-          membership.transition(principal, params.id, { kind: "remove" }, body.userId);
+        async ({ principal, params, body }) => {
+          await change(principal, params.id, { kind: "remove" }, body.userId);
           return { ok: true };
         },
         { body: t.Object({ userId: UserId }) },
