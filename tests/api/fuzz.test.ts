@@ -222,10 +222,14 @@ test(`${REQUESTS} generated bad requests: no 5xx, JSON errors, the fixture uncha
         failures.push(`${where} → ${res.status} not {error, code}: ${text.slice(0, 200)}`);
     }
   }
-  console.log(`fuzz: statuses ${JSON.stringify(Object.fromEntries([...statuses].sort(([a], [b]) => a - b)))}`);
+  console.log(
+    `fuzz: statuses ${JSON.stringify(Object.fromEntries([...statuses].sort(([a], [b]) => a - b)))}`,
+  );
   expect(failures).toEqual([]);
   // The run reached the routes' own checks, not only the guards in front of them.
-  expect([...statuses.keys()].filter((status) => status >= 400 && status < 500).length).toBeGreaterThanOrEqual(6);
+  expect(
+    [...statuses.keys()].filter((status) => status >= 400 && status < 500).length,
+  ).toBeGreaterThanOrEqual(6);
   expect(fixture()).toEqual(before);
   expect(await (await k.gw.handle("/healthz")).json()).toEqual({ ok: true });
 }, 120_000);
