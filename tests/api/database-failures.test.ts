@@ -123,11 +123,19 @@ describe("the database failing", () => {
         expect(await session.json()).toMatchObject({ authenticated: true });
       }
       expect(settled).toBe(false); // 40 reads answered while the write was still waiting
+      const metrics = await (
+        await fetch(`${patient.gw.adminUrl}/metrics`, { headers: { authorization: "Bearer m" } })
+      ).text();
+      expect(metrics).toMatch(/^gateway_write_queue_depth 1$/m);
     } finally {
       holder.exec("ROLLBACK");
       holder.close();
     }
     expect((await pending).status).toBe(200);
+    const after = await (
+      await fetch(`${patient.gw.adminUrl}/metrics`, { headers: { authorization: "Bearer m" } })
+    ).text();
+    expect(after).toMatch(/^gateway_write_queue_depth 0$/m);
     await patient.gw.stop();
   }, 30_000);
 });
@@ -136,7 +144,13 @@ describe("the database failing", () => {
 async function gatewayOn(path: string, writeWaitMs: number) {
   const gw = await startGateway({
     config: {
-      ...loadConfig({ PORT: "0", ADMIN_PORT: "0", DATABASE_PATH: path, COOKIE_SECURE: "false" }),
+      ...loadConfig({
+        PORT: "0",
+        ADMIN_PORT: "0",
+        DATABASE_PATH: path,
+        COOKIE_SECURE: "false",
+        ADMIN_TOKEN: "m",
+      }),
       writeWaitMs,
     },
     log: () => {},

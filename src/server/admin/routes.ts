@@ -118,8 +118,8 @@ export function adminRoutes(gateway: Gateway) {
             },
             gateway_sessions_active: { help: "Live sessions.", value: gateway.store.countLive() },
             gateway_write_queue_depth: {
-              help: "Write transactions waiting (writes run synchronously on one connection, so 0 between requests).",
-              value: 0,
+              help: "Writes waiting for another process to release the database's write lock.",
+              value: gateway.storage.waitingWrites,
             },
           }),
           { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } },

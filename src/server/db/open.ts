@@ -39,6 +39,8 @@ export interface Storage {
   write<T>(fn: (tx: Tx) => T extends Promise<unknown> ? never : T): Promise<T>;
   /** Runs a synchronous unit of work (one or more write transactions) again while the database is busy. */
   retrying<T>(fn: () => T): Promise<T>;
+  /** How many writes are waiting right now for another process to release the write lock. */
+  readonly waitingWrites: number;
   close(): void;
 }
 
@@ -72,15 +74,27 @@ export function openStorage(path: string, options: StorageOptions = {}): Storage
   let checkedAt = -1;
   let version = 0;
   const writeTx = <T>(fn: (tx: Tx) => T) => immediate.immediate(fn) as T;
+  let waitingWrites = 0;
   const retrying = async <T>(fn: () => T): Promise<T> => {
+    try {
+      return fn();
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+    }
     const deadline = Date.now() + writeWaitMs;
-    for (let delay = 5; ; delay = Math.min(50, delay * 2)) {
-      try {
-        return fn();
-      } catch (error) {
-        if (!isBusy(error) || Date.now() + delay > deadline) throw error;
+    waitingWrites++;
+    try {
+      for (let delay = 5; ; delay = Math.min(50, delay * 2)) {
+        if (Date.now() + delay > deadline) return fn();
+        await Bun.sleep(delay * (0.5 + Math.random()));
+        try {
+          return fn();
+        } catch (error) {
+          if (!isBusy(error)) throw error;
+        }
       }
-      await Bun.sleep(delay * (0.5 + Math.random()));
+    } finally {
+      waitingWrites--;
     }
   };
   return {
@@ -88,6 +102,9 @@ export function openStorage(path: string, options: StorageOptions = {}): Storage
     db,
     writeTx,
     retrying,
+    get waitingWrites() {
+      return waitingWrites;
+    },
     write: (fn) => retrying(() => writeTx(fn)),
     externalVersion() {
       const now = Date.now();
