@@ -8,8 +8,8 @@
  * the challenge (or finds it bound elsewhere: 403 `consent_not_bound`), and accept and reject check the
  * binding before anything reaches the provider. Only the auto-accepted `skip` needs no binding.
  */
-import { grantWelcomeCredit, hasWelcomeCredit } from "../credits/ledger.ts";
-import { appendEvent } from "../events/log.ts";
+import { grantWelcomeCredit, hasWelcomeCredit, recordConsent } from "../credits/ledger.ts";
+import { isBusy } from "../db/open.ts";
 import type { Gateway } from "../gateway.ts";
 import { ApiError } from "../http/errors.ts";
 import { idp } from "../idp/call.ts";
@@ -127,27 +127,48 @@ export async function rejectConsent(
   return { redirectTo: rejected.redirectTo };
 }
 
-/** The side effects of an accepted consent. Never throws; returns whether the welcome credit was granted now. */
+/**
+ * The side effects of an accepted consent: the `_app` join (the hook), then the welcome credit and the
+ * `consent.accepted` event in one transaction. Best effort for consent's answer, which never waits on
+ * them: tried once at once, and if the database is busy, again in the background (bounded); a sign-in
+ * runs the same idempotent effects (`ensureSignInEffects`), so none is ever lost and, by construction
+ * (a join is idempotent, the welcome grant unique per user), none happens twice. Returns whether the
+ * credit was granted by this call.
+ */
 async function afterConsent(gateway: Gateway, request: ConsentRequest): Promise<boolean> {
   const { subject } = request;
   const clientId = request.client.client_id;
+  const join = () => gateway.consentHooks.joinAppResource(subject, clientId);
+  const record = () => recordConsent(gateway.storage, subject, clientId, gateway.config.welcomeCreditMicros);
+  const failed = (what: string) => (error: unknown) =>
+    gateway.log("warn", `${what} after consent failed`, { userId: subject, clientId, error: (error as Error).name });
   try {
-    await gateway.consentHooks.joinAppResource(subject, clientId);
+    await join();
   } catch (error) {
-    gateway.log("warn", "app join after consent failed", {
-      userId: subject,
-      clientId,
-      error: (error as Error).name,
-    });
+    if (!isBusy(error)) failed("app join")(error);
+    else void gateway.storage.retrying(join).catch(failed("app join"));
   }
   try {
-    const welcomed = grantWelcomeCredit(gateway.storage, subject, gateway.config.welcomeCreditMicros);
-    gateway.storage.writeTx((tx) =>
-      appendEvent(tx, { type: "consent.accepted", userId: subject, actor: subject, data: { clientId } }),
-    );
-    return welcomed;
+    return record();
   } catch (error) {
-    gateway.log("warn", "welcome credit failed", { userId: subject, error: (error as Error).name });
+    if (!isBusy(error)) failed("welcome credit")(error);
+    else void gateway.storage.retrying(record).catch(failed("welcome credit"));
     return false;
+  }
+}
+
+/**
+ * What consent would have done, made sure of at sign-in: the user is an active member of the client's
+ * app `_app` resource and has received the welcome credit. Idempotent; a consent whose side effects
+ * could not be applied (a busy or failing database) is completed here.
+ */
+export async function ensureSignInEffects(gateway: Gateway, userId: string, clientId: string): Promise<void> {
+  try {
+    await gateway.storage.retrying(() => gateway.consentHooks.joinAppResource(userId, clientId));
+    await gateway.storage.retrying(() =>
+      grantWelcomeCredit(gateway.storage, userId, gateway.config.welcomeCreditMicros),
+    );
+  } catch (error) {
+    gateway.log("warn", "sign-in side effects failed", { userId, clientId, error: (error as Error).name });
   }
 }

@@ -13,6 +13,7 @@ import { idp } from "../idp/call.ts";
 import type { TokenSet } from "../idp/hydra.ts";
 import { FLOW_TYPES, type FlowType } from "../idp/kratos.ts";
 import { checkedAuthorizeQuery } from "./authorize.ts";
+import { ensureSignInEffects } from "./consent.ts";
 import { clearSessionCookies, writeSessionCookie } from "./cookies.ts";
 import { idTokenRefusal } from "./id-token.ts";
 import { SessionService } from "./sessions.ts";
@@ -88,6 +89,7 @@ export function authRoutes(gateway: Gateway) {
           request.headers.get("cookie"),
         );
         gateway.log("info", "session started", { sessionId: row.id, userId, clientId: body.client_id });
+        await ensureSignInEffects(gateway, userId, body.client_id);
         return { authenticated: true, expires_in: Math.max(0, result.tokens.expiresIn) };
       },
       {

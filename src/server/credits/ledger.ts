@@ -4,22 +4,45 @@
  * grant, so two racing consents cannot both credit the user.
  */
 import { and, eq, sql } from "drizzle-orm";
-import type { Storage } from "../db/open.ts";
+import type { Storage, Tx } from "../db/open.ts";
 import { credits } from "../db/schema.ts";
 import { appendEvent } from "../events/log.ts";
+
+/** Inserts the welcome credit unless the user has one; call inside a write transaction. True when inserted. */
+function insertWelcome(tx: Tx, userId: string, amountMicros: number): boolean {
+  const inserted = tx
+    .insert(credits)
+    .values({ userId, kind: "welcome", amountMicros, createdAt: Date.now() })
+    .onConflictDoNothing()
+    .returning({ id: credits.id })
+    .all();
+  return inserted.length > 0;
+}
 
 /** Grants the welcome credit if the user never received one. Returns true when this call granted it. */
 export function grantWelcomeCredit(storage: Storage, userId: string, amountMicros: number): boolean {
   return storage.writeTx((tx) => {
-    const inserted = tx
-      .insert(credits)
-      .values({ userId, kind: "welcome", amountMicros, createdAt: Date.now() })
-      .onConflictDoNothing()
-      .returning({ id: credits.id })
-      .all();
-    if (inserted.length === 0) return false;
+    if (!insertWelcome(tx, userId, amountMicros)) return false;
     appendEvent(tx, { type: "credit.welcome", userId, actor: userId, data: { amountMicros } });
     return true;
+  });
+}
+
+/**
+ * An accepted consent as one change: the welcome credit (if the user never received one) and one
+ * `consent.accepted` event that says whether it was granted, in one transaction, so a crash can never
+ * leave a credit without its audit row. Returns true when this call granted the credit.
+ */
+export function recordConsent(storage: Storage, userId: string, clientId: string, amountMicros: number): boolean {
+  return storage.writeTx((tx) => {
+    const welcomed = insertWelcome(tx, userId, amountMicros);
+    appendEvent(tx, {
+      type: "consent.accepted",
+      userId,
+      actor: userId,
+      data: welcomed ? { clientId, welcomeMicros: amountMicros } : { clientId },
+    });
+    return welcomed;
   });
 }
 
