@@ -31,6 +31,8 @@ export interface Config {
   sessionLifetimeSeconds: number;
   /** How long a just-rotated refresh token still gets the current session (30 s). Not an environment variable. */
   rotationGraceMs: number;
+  /** The bound on one provider call, headers and body (5 s when unset). Not an environment variable: tests shorten it. */
+  idpTimeoutMs?: number;
 }
 
 export class ConfigError extends Error {

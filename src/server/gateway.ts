@@ -75,6 +75,7 @@ export async function createGateway({
     issuer: config.oidcIssuer,
     adminUrl: config.idpAdminUrl,
     adminApiKey: config.idpAdminApiKey,
+    timeoutMs: config.idpTimeoutMs,
   });
   const store = new SessionStore(storage);
   const cookieName = config.cookieSecure ? "__Host-sg_session" : "sg_session";
@@ -119,6 +120,7 @@ export async function createGateway({
     kratos: new KratosClient(
       config.kratosPublicUrl,
       gatewayCookieMatcher(cookieName, consentCookieName(config)),
+      config.idpTimeoutMs,
     ),
     tokens: new TokenCache(hydra),
     store,

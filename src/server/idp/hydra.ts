@@ -1,8 +1,11 @@
 /**
  * Client for Ory Hydra's public and admin HTTP APIs (v2 paths and wire shapes, as in Hydra's
  * OpenAPI spec). Public endpoints come from OIDC discovery; admin paths are
- * fixed (`/admin/oauth2/...`) under IDP_ADMIN_URL. Every call has a timeout; a network failure or a
- * non-JSON answer becomes `IdpUnavailable`, which routes map to 502 `idp_unavailable`.
+ * fixed (`/admin/oauth2/...`) under IDP_ADMIN_URL. Every call has one time bound (5 s) covering the
+ * headers AND the body: reading the body is part of the call, so a provider that sends its headers and
+ * then stalls or drops the connection is unreachable like any other. A network failure, a body that
+ * never completes, a non-JSON answer or a 200 of the wrong shape becomes `IdpUnavailable`, which
+ * routes map to 502 `idp_unavailable`.
  *
  * Token endpoint rules Hydra enforces: form-urlencoded bodies; `client_secret_basic` for a client with a
  * secret (RFC 6749 §2.3.1: id and secret form-urlencoded before base64), `client_id` in the body for a
@@ -278,18 +281,29 @@ export class HydraClient {
   }
 
   private async json<T>(url: string, init: RequestInit): Promise<{ status: number; body: T | undefined }> {
-    let res: Response;
+    const { status, text } = await fetchText(url, init, this.timeoutMs);
+    if (!text) return { status, body: undefined };
     try {
-      res = await fetch(url, { ...init, redirect: "manual", signal: AbortSignal.timeout(this.timeoutMs) });
-    } catch (error) {
-      throw new IdpUnavailable((error as Error).message);
-    }
-    const text = await res.text();
-    if (!text) return { status: res.status, body: undefined };
-    try {
-      return { status: res.status, body: JSON.parse(text) as T };
+      return { status, body: JSON.parse(text) as T };
     } catch {
-      throw new IdpUnavailable(`non-JSON answer (${res.status})`);
+      throw new IdpUnavailable(`non-JSON answer (${status})`);
     }
+  }
+}
+
+/**
+ * One provider call, headers and body under the same time bound (the signal aborts the body read
+ * too). Any failure, before or during the body, is `IdpUnavailable`.
+ */
+export async function fetchText(
+  url: string,
+  init: RequestInit,
+  timeoutMs: number,
+): Promise<{ status: number; headers: Headers; text: string }> {
+  try {
+    const res = await fetch(url, { ...init, redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
+    return { status: res.status, headers: res.headers, text: await res.text() };
+  } catch (error) {
+    throw new IdpUnavailable(`provider call failed: ${(error as Error)?.name ?? "Error"}`);
   }
 }
