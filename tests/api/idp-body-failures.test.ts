@@ -4,14 +4,18 @@
  * over real sockets (the gateway and a misbehaving provider on 127.0.0.1).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { loadConfig } from "../../src/server/config.ts";
-import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
-import { type Behaviour, discoveryOf, type FakeIdp, startFakeIdp } from "../helpers/fake-idp.ts";
-import { tempDir } from "../helpers/stack.ts";
+import type { RunningGateway } from "../../src/server/serve.ts";
+import {
+  type Behaviour,
+  discoveryOf,
+  type FakeIdp,
+  gatewayOnFake,
+  FAKE_REDIRECT as REDIRECT,
+  startFakeIdp,
+} from "../helpers/fake-idp.ts";
 
 const CSRF = { "content-type": "application/json", "x-service-csrf": "1" };
 const TIMEOUT_MS = 300;
-const REDIRECT = "http://127.0.0.1:5999/cb";
 const CONSENT = {
   challenge: "ch-1",
   subject: "alice",
@@ -34,22 +38,8 @@ function behave(method: string, path: string): Behaviour {
   return { kind: "json", status: 404, body: { error: "not_found" } };
 }
 
-async function gatewayOn(withAdminKey: boolean): Promise<RunningGateway> {
-  const config = loadConfig({
-    PORT: "0",
-    ADMIN_PORT: "0",
-    DATABASE_PATH: `${tempDir()}/gateway.db`,
-    OIDC_ISSUER: fake.url,
-    IDP_ADMIN_URL: fake.url,
-    KRATOS_PUBLIC_URL: fake.url,
-    COOKIE_SECURE: "false",
-    ...(withAdminKey ? { IDP_ADMIN_API_KEY: "key" } : {}),
-  });
-  return startGateway({
-    config: { ...config, idpTimeoutMs: TIMEOUT_MS },
-    apps: { apps: [{ id: "main", clients: [{ clientId: "web", redirectUris: [REDIRECT] }] }] },
-    log: () => {},
-  });
+function gatewayOn(withAdminKey: boolean): Promise<RunningGateway> {
+  return gatewayOnFake(fake, { adminKey: withAdminKey, config: { idpTimeoutMs: TIMEOUT_MS } });
 }
 
 let gw: RunningGateway;

@@ -5,6 +5,11 @@
  * (`truncate`). Each request is answered by `behave(method, path)`; `calls` counts requests by path.
  */
 import { createServer, type Server, type Socket } from "node:net";
+import { type Config, loadConfig } from "../../src/server/config.ts";
+import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
+import { tempDir } from "./stack.ts";
+
+export const FAKE_REDIRECT = "http://127.0.0.1:5999/cb";
 
 export type Behaviour =
   | { kind: "json"; status?: number; body: unknown }
@@ -76,4 +81,27 @@ function answer(socket: Socket, behaviour: Behaviour): void {
   } else {
     socket.write(`${head(200, 1000)}{"active":`, () => setTimeout(() => socket.destroy(), 20));
   }
+}
+
+/** A gateway on 127.0.0.1 whose issuer, admin URL and Kratos are all `fake`; client `web`. */
+export async function gatewayOnFake(
+  fake: FakeIdp,
+  options: { adminKey?: boolean; config?: Partial<Config> } = {},
+): Promise<RunningGateway> {
+  const config = loadConfig({
+    PORT: "0",
+    ADMIN_PORT: "0",
+    DATABASE_PATH: `${tempDir()}/gateway.db`,
+    OIDC_ISSUER: fake.url,
+    IDP_ADMIN_URL: fake.url,
+    KRATOS_PUBLIC_URL: fake.url,
+    COOKIE_SECURE: "false",
+    ADMIN_TOKEN: "test-admin-token",
+    ...(options.adminKey !== false ? { IDP_ADMIN_API_KEY: "key" } : {}),
+  });
+  return startGateway({
+    config: { ...config, ...options.config },
+    apps: { apps: [{ id: "main", clients: [{ clientId: "web", redirectUris: [FAKE_REDIRECT] }] }] },
+    log: () => {},
+  });
 }

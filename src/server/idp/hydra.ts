@@ -150,7 +150,8 @@ export class HydraClient {
     const { status, body } = await this.json<{ sub?: unknown }>(userinfo_endpoint, {
       headers: { authorization: `Bearer ${accessToken}` },
     });
-    if (status === 200 && typeof body?.sub === "string") return { sub: body.sub };
+    // A 200 without a string `sub` falls through to IdpUnavailable: a provider failure, not cached.
+    if (status === 200 && typeof body?.sub === "string" && body.sub !== "") return { sub: body.sub };
     if (status === 401 || status === 403 || status === 400) return null;
     throw new IdpUnavailable(`userinfo answered ${status}`);
   }
@@ -164,9 +165,13 @@ export class HydraClient {
         body: new URLSearchParams({ token }).toString(),
       },
     );
-    if (status !== 200 || typeof body !== "object" || body === null)
-      throw new IdpUnavailable(`introspection answered ${status}`);
-    if (body.active !== true || typeof body.sub !== "string") return { active: false };
+    if (status !== 200) throw new IdpUnavailable(`introspection answered ${status}`);
+    // A 200 of the wrong shape is a provider failure, never a verdict on the token (it is not cached).
+    if (typeof body !== "object" || body === null || Array.isArray(body) || typeof body.active !== "boolean")
+      throw new IdpUnavailable("introspection answered 200 without a boolean `active`");
+    if (!body.active) return { active: false };
+    if (typeof body.sub !== "string" || body.sub === "")
+      throw new IdpUnavailable("introspection answered active without a string `sub`");
     return {
       active: true,
       sub: body.sub,

@@ -2,6 +2,7 @@
  * Bearer validation with a 60 s cache. Keyed by SHA-256 of the token so
  * raw tokens are never held as keys; valid and invalid answers are both cached, never past the token's
  * own expiry; bounded to 10,000 entries (LRU); concurrent misses for one token share one provider call.
+ * A provider failure (unreachable, or a 200 of the wrong shape) is never cached: the next call asks again.
  *
  * With IDP_ADMIN_API_KEY the token is introspected (Hydra admin), which proves the user AND the OAuth
  * client, so per-app budgets can apply; only `active: true` with `token_use` absent or `access_token`
