@@ -7,6 +7,7 @@ import type { AppsFile } from "./apps/model.ts";
 import { AppRegistry, DEFAULT_APPS, loadAppsFile } from "./apps/registry.ts";
 import type { Config } from "./config.ts";
 import { type ConsentHooks, createGateway, type Gateway } from "./gateway.ts";
+import { rememberAddress } from "./http/client-address.ts";
 import { MAX_BODY_BYTES } from "./http/plumbing.ts";
 import type { Logger } from "./lib/log.ts";
 
@@ -41,7 +42,7 @@ export async function startGateway({
     ...serveOptions,
     port: config.port,
     hostname: config.host,
-    fetch: gateway.metrics.instrument(buildPublicApp(gateway).fetch),
+    fetch: withAddress(gateway.metrics.instrument(buildPublicApp(gateway).fetch)),
   });
   // The event stream stays open: a heartbeat every 15 s, so an idle timeout of 60 s never cuts it.
   const adminServer = Bun.serve({
@@ -49,7 +50,7 @@ export async function startGateway({
     idleTimeout: 60,
     port: config.adminPort,
     hostname: config.adminHost,
-    fetch: gateway.metrics.instrument(buildAdminApp(gateway).fetch),
+    fetch: withAddress(gateway.metrics.instrument(buildAdminApp(gateway).fetch)),
   });
   return {
     gateway,
@@ -59,5 +60,13 @@ export async function startGateway({
       await Promise.all([publicServer.stop(true), adminServer.stop(true)]);
       gateway.close();
     },
+  };
+}
+
+/** Records the socket's address for the request (client-address.ts), then handles it. */
+function withAddress(handle: (request: Request) => Response | Promise<Response>) {
+  return (request: Request, server: Bun.Server<undefined>) => {
+    rememberAddress(request, server.requestIP(request)?.address);
+    return handle(request);
   };
 }

@@ -42,7 +42,7 @@ export async function startFakeIdp(behave: FakeIdp["behave"]): Promise<FakeIdp> 
     socket.on("error", () => {});
     let buffer = Buffer.alloc(0);
     socket.on("data", (chunk) => {
-      buffer = Buffer.concat([buffer, chunk]);
+      buffer = Buffer.concat([buffer, chunk as Buffer]);
       const end = buffer.indexOf("\r\n\r\n");
       if (end < 0) return;
       const head = buffer.subarray(0, end).toString("latin1");

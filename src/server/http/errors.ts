@@ -34,6 +34,7 @@ export type ErrorCode =
   | "invalid_scope"
   | "budget_exceeded"
   | "admin_disabled"
+  | "too_many_token_checks"
   | "internal";
 
 export class ApiError extends Error {
