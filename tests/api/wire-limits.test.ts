@@ -1,0 +1,72 @@
+/**
+ * What the listeners answer at the edges of HTTP itself, over real sockets with a raw client: request
+ * headers too large, and a body that does not arrive in time. Every answer is `{error, code}` JSON
+ * from our code, on the public and the admin listener alike.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { loadConfig } from "../../src/server/config.ts";
+import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
+import { rawExchange } from "../helpers/raw-http.ts";
+import { tempDir } from "../helpers/stack.ts";
+
+const ADMIN = "test-admin-token";
+let running: RunningGateway;
+
+beforeAll(async () => {
+  const config = loadConfig({
+    PORT: "0",
+    ADMIN_PORT: "0",
+    DATABASE_PATH: join(tempDir(), "gateway.db"),
+    COOKIE_SECURE: "false",
+    ADMIN_TOKEN: ADMIN,
+  });
+  running = await startGateway({ config: { ...config, bodyTimeoutMs: 400 }, log: () => {} });
+});
+afterAll(async () => {
+  await running.stop();
+});
+
+const listeners = () => [
+  ["public", running.publicUrl, "/healthz"],
+  ["admin", running.adminUrl, "/admin/v1/overview"],
+];
+
+function get(path: string, extra: string) {
+  return (write: (chunk: string) => boolean) => {
+    write(`GET ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${ADMIN}\r\n${extra}\r\n`);
+  };
+}
+
+describe("oversized request headers", () => {
+  test("headers over 12 KiB get 431 headers_too_large as JSON, on both listeners", async () => {
+    for (const [, base, path] of listeners()) {
+      const answer = await rawExchange(base!, { send: get(path!, `x-filler: ${"a".repeat(13 * 1024)}\r\n`) });
+      expect(answer.status).toBe(431);
+      expect(answer.headers["content-type"]).toContain("application/json");
+      const body = JSON.parse(answer.body);
+      expect(Object.keys(body).sort()).toEqual(["code", "error"]);
+      expect(body.code).toBe("headers_too_large");
+    }
+  });
+
+  test("many headers adding up over 12 KiB are refused the same way; 11 KiB passes", async () => {
+    const many = Array.from({ length: 26 }, (_, i) => `x-h${i}: ${"b".repeat(500)}\r\n`).join("");
+    const refused = await rawExchange(running.publicUrl, { send: get("/healthz", many) });
+    expect(refused.status).toBe(431);
+    expect(JSON.parse(refused.body).code).toBe("headers_too_large");
+    const fine = await rawExchange(running.publicUrl, {
+      send: get("/healthz", `x-filler: ${"a".repeat(11 * 1024)}\r\nconnection: close\r\n`),
+    });
+    expect(fine.status).toBe(200);
+    expect(JSON.parse(fine.body)).toEqual({ ok: true });
+  });
+
+  test("over Bun's own 16 KiB limit the runtime answers a bare 431 before any handler (documented)", async () => {
+    const answer = await rawExchange(running.publicUrl, {
+      send: get("/healthz", `x-filler: ${"a".repeat(17 * 1024)}\r\n`),
+    });
+    expect(answer.status).toBe(431);
+    expect(answer.body).toBe("");
+  });
+});
