@@ -33,6 +33,8 @@ export interface Config {
   rotationGraceMs: number;
   /** The bound on one provider call, headers and body (5 s when unset). Not an environment variable: tests shorten it. */
   idpTimeoutMs?: number;
+  /** The bound on receiving a request body (10 s when unset). Not an environment variable: tests shorten it. */
+  bodyTimeoutMs?: number;
 }
 
 export class ConfigError extends Error {

@@ -38,8 +38,11 @@ export async function startGateway({
   // Bun's own limit is only a backstop (it answers 413 with no body): the 64 KiB limit with its JSON
   // error is enforced by the plumbing, so Bun's is set well above it.
   const serveOptions = { maxRequestBodySize: 16 * MAX_BODY_BYTES };
+  // Bun's idle timer (not reset by body bytes) must not cut a request before the body bound (10 s)
+  // answers 408 request_timeout: 30 s on the public listener, 60 s on the admin one.
   const publicServer = Bun.serve({
     ...serveOptions,
+    idleTimeout: 30,
     port: config.port,
     hostname: config.host,
     fetch: withAddress(gateway.metrics.instrument(buildPublicApp(gateway).fetch)),

@@ -70,3 +70,51 @@ describe("oversized request headers", () => {
     expect(answer.body).toBe("");
   });
 });
+
+describe("a slow upload", () => {
+  const trickle = (head: string) => async (write: (chunk: string) => boolean) => {
+    write(head);
+    for (let i = 0; i < 40; i++) {
+      await Bun.sleep(100);
+      if (!write("a")) return;
+    }
+  };
+
+  test("a body that does not arrive within the bound gets 408 request_timeout as JSON, on both listeners", async () => {
+    const targets = [
+      [running.publicUrl, "/v1/resources", ""],
+      [running.adminUrl, "/admin/v1/data/authorize-write", `authorization: Bearer ${ADMIN}\r\n`],
+    ];
+    for (const [base, path, auth] of targets) {
+      const head = `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\n${auth}content-type: application/json\r\ncontent-length: 1000\r\nx-service-csrf: 1\r\n\r\n{"name":"`;
+      const answer = await rawExchange(base!, { send: trickle(head), timeoutMs: 3000 });
+      expect(answer.timedOut).toBe(false);
+      expect(answer.status).toBe(408);
+      expect(answer.headers["content-type"]).toContain("application/json");
+      const body = JSON.parse(answer.body);
+      expect(Object.keys(body).sort()).toEqual(["code", "error"]);
+      expect(body.code).toBe("request_timeout");
+      expect(answer.elapsed).toBeLessThan(2000);
+    }
+    // Nothing was created by the cut request.
+    const rows = running.gateway.storage.sqlite
+      .query("SELECT count(*) AS n FROM resources WHERE type != '_app'")
+      .get() as { n: number };
+    expect(rows.n).toBe(0);
+  });
+
+  test("a body that arrives within the bound is handled as usual", async () => {
+    const body = JSON.stringify({ resourceId: "r", userId: "u" });
+    const answer = await rawExchange(running.adminUrl, {
+      send: async (write) => {
+        write(
+          `POST /admin/v1/data/authorize-write HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${ADMIN}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n`,
+        );
+        await Bun.sleep(150);
+        write(body);
+      },
+    });
+    expect(answer.status).toBe(404);
+    expect(JSON.parse(answer.body).code).toBe("not_found");
+  });
+});

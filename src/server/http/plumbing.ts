@@ -10,6 +10,7 @@
 import { Elysia } from "elysia";
 import type { AppRegistry } from "../apps/registry.ts";
 import type { Logger } from "../lib/log.ts";
+import { readBody } from "./body-timeout.ts";
 import { ApiError, errorBody, errors } from "./errors.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -38,8 +39,15 @@ export function corsHeaders(apps: AppRegistry, origin: string | null): Record<st
   };
 }
 
-export function plumbing(options: { apps?: AppRegistry; log: Logger }) {
-  const { apps, log } = options;
+export interface PlumbingOptions {
+  apps?: AppRegistry;
+  log: Logger;
+  /** The bound on reading a request body (body-timeout.ts); 10 s when unset. */
+  bodyTimeoutMs?: number;
+}
+
+export function plumbing(options: PlumbingOptions) {
+  const { apps, log, bodyTimeoutMs } = options;
   return new Elysia({ name: "plumbing" })
     .onRequest(({ request, set }) => {
       // Answers carry who is signed in and their data: never stored by a browser or a shared cache.
@@ -66,7 +74,7 @@ export function plumbing(options: { apps?: AppRegistry; log: Logger }) {
     })
     .onParse({ as: "global" }, async ({ request, contentType }) => {
       // Every body this API takes is a JSON object of at most 64 KiB (counted in bytes).
-      const bytes = await request.arrayBuffer();
+      const bytes = await readBody(request, bodyTimeoutMs);
       if (bytes.byteLength > MAX_BODY_BYTES) throw errors.tooLarge();
       const text = new TextDecoder().decode(bytes);
       if (text.trim() === "") return {};
