@@ -118,3 +118,29 @@ describe("a slow upload", () => {
     expect(JSON.parse(answer.body).code).toBe("not_found");
   });
 });
+
+describe("HEAD", () => {
+  test("HEAD /admin/v1/events answers the stream's headers and closes", async () => {
+    const res = await fetch(`${running.adminUrl}/admin/v1/events`, {
+      method: "HEAD",
+      headers: { authorization: `Bearer ${ADMIN}` },
+      signal: AbortSignal.timeout(2000),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    expect(await res.text()).toBe("");
+  });
+
+  test("HEAD on a JSON route answers its headers with no body, as before", async () => {
+    for (const url of [`${running.publicUrl}/healthz`, `${running.adminUrl}/admin/v1/overview`]) {
+      const res = await fetch(url, {
+        method: "HEAD",
+        headers: { authorization: `Bearer ${ADMIN}` },
+        signal: AbortSignal.timeout(2000),
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toContain("application/json");
+      expect(await res.text()).toBe("");
+    }
+  });
+});
