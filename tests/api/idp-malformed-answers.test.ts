@@ -4,6 +4,7 @@
  * provider hiccup never turns a valid bearer into 60 s of 401s.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { TokenCheckLimiter } from "../../src/server/http/token-checks.ts";
 import type { RunningGateway } from "../../src/server/serve.ts";
 import {
   type Behaviour,
@@ -28,6 +29,9 @@ beforeAll(async () => {
   fake = await startFakeIdp(behave);
   introspectGw = await gatewayOnFake(fake);
   userinfoGw = await gatewayOnFake(fake, { adminKey: false });
+  // These tests ask the provider more than the per-address burst allows, on purpose.
+  for (const gw of [introspectGw, userinfoGw])
+    gw.gateway.tokenChecks = new TokenCheckLimiter({ burst: 1000, perSecond: 1000, addresses: 10 });
 });
 
 afterAll(async () => {

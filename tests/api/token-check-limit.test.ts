@@ -56,8 +56,15 @@ test("random bearer tokens from one address are cut at 429 too_many_token_checks
   for (let i = 0; i < 5; i++) expect((await me(known)).status).toBe(401);
   expect((fake.calls[INTROSPECT] ?? 0) - before).toBe(20);
 
+  // Concurrent requests for one uncached token share one provider call, and are charged once.
+  await Bun.sleep(250);
+  const shared = `shared-${crypto.randomUUID()}`;
+  const together = await Promise.all(Array.from({ length: 10 }, () => me(shared)));
+  expect(together.map((r) => r.status)).toEqual(Array(10).fill(401));
+  expect((fake.calls[INTROSPECT] ?? 0) - before).toBe(21);
+
   // The bucket refills (5 per second): after a short wait one more miss goes through.
   await Bun.sleep(250);
   expect((await me(`rand-${crypto.randomUUID()}`)).status).toBe(401);
-  expect((fake.calls[INTROSPECT] ?? 0) - before).toBe(21);
+  expect((fake.calls[INTROSPECT] ?? 0) - before).toBe(22);
 });

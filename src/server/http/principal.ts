@@ -3,7 +3,8 @@
  * needed) or the session cookie (a state-changing call must carry `X-Service-Csrf: 1`). A cookie whose
  * access token has expired answers 401 so the SDK refreshes once and retries; `/auth/session` still
  * reports such a session as signed in. A bearer token the cache has not seen costs a provider call,
- * so those misses are bounded per client address (token-checks.ts); cache hits are free.
+ * so the calls those misses start are bounded per client address (token-checks.ts); cache hits, and
+ * requests that join a call already in flight for the same token, are free.
  */
 
 import { requireClient } from "../apps/clients.ts";
@@ -66,8 +67,9 @@ function bearerPrincipal(gateway: Gateway, token: string, request: Request): Pri
   if (!gateway.hydra.configured) throw errors.unauthenticated();
   const cached = gateway.tokens.peek(token);
   if (cached !== undefined) return toPrincipal(cached);
-  gateway.tokenChecks.take(clientAddress(request));
-  return gateway.tokens.validate(token).then(toPrincipal, (error) => {
+  const address = clientAddress(request);
+  const validating = gateway.tokens.validate(token, () => gateway.tokenChecks.take(address));
+  return validating.then(toPrincipal, (error) => {
     if (error instanceof IdpUnavailable) throw errors.idpUnavailable();
     throw error;
   });

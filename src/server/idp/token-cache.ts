@@ -28,8 +28,12 @@ export class TokenCache {
 
   constructor(private readonly hydra: HydraClient) {}
 
-  /** The principal for a bearer token, or null when the provider says it is not valid. Throws IdpUnavailable. */
-  async validate(token: string): Promise<TokenPrincipal | null> {
+  /**
+   * The principal for a bearer token, or null when the provider says it is not valid. Throws
+   * IdpUnavailable. `beforeProviderCall` runs only when this call is the one that asks the provider
+   * (not cached, none in flight), and may throw to refuse it (the per-address limit).
+   */
+  async validate(token: string, beforeProviderCall?: () => void): Promise<TokenPrincipal | null> {
     const key = sha256(token);
     const now = Date.now();
     const cached = this.cache.get(key, now);
@@ -40,6 +44,7 @@ export class TokenCache {
     this.misses++;
     const running = this.inflight.get(key);
     if (running) return running;
+    beforeProviderCall?.();
     const call = this.lookup(token)
       .then(({ principal, expiresAt }) => {
         this.cache.set(key, principal, Math.min(now + TTL_MS, expiresAt ?? Number.POSITIVE_INFINITY));
