@@ -12,7 +12,9 @@
  * public client.
  */
 
-export class IdpUnavailable extends Error {}
+import { fetchText, IdpUnavailable } from "./provider-fetch.ts";
+
+export { IdpUnavailable };
 
 export interface TokenSet {
   accessToken: string;
@@ -293,22 +295,5 @@ export class HydraClient {
     } catch {
       throw new IdpUnavailable(`non-JSON answer (${status})`);
     }
-  }
-}
-
-/**
- * One provider call, headers and body under the same time bound (the signal aborts the body read
- * too). Any failure, before or during the body, is `IdpUnavailable`.
- */
-export async function fetchText(
-  url: string,
-  init: RequestInit,
-  timeoutMs: number,
-): Promise<{ status: number; headers: Headers; text: string }> {
-  try {
-    const res = await fetch(url, { ...init, redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
-    return { status: res.status, headers: res.headers, text: await res.text() };
-  } catch (error) {
-    throw new IdpUnavailable(`provider call failed: ${(error as Error)?.name ?? "Error"}`);
   }
 }

@@ -9,7 +9,7 @@
  * service, and neither reading the gateway's credentials nor replacing them is its business.
  */
 import { type CookieNameMatcher, mayRelaySetCookie, withoutCookies } from "../http/gateway-cookies.ts";
-import { fetchText, IdpUnavailable } from "./hydra.ts";
+import { fetchText, IdpUnavailable } from "./provider-fetch.ts";
 
 export const FLOW_TYPES = ["login", "registration", "recovery", "settings", "verification", "error"] as const;
 export type FlowType = (typeof FLOW_TYPES)[number];
