@@ -15,7 +15,7 @@ import { resourceRoutes } from "./resources/routes.ts";
 
 export function buildPublicApp(gateway: Gateway) {
   return new Elysia()
-    .use(plumbing({ apps: gateway.apps, log: gateway.log }))
+    .use(plumbing({ apps: gateway.apps, log: gateway.log, bodyTimeoutMs: gateway.config.bodyTimeoutMs }))
     .get("/healthz", () => ({ ok: true }))
     .get("/", () => landingPage())
     .get("/landing.js", () => landingScript())
@@ -34,5 +34,7 @@ export function buildPublicApp(gateway: Gateway) {
 }
 
 export function buildAdminApp(gateway: Gateway) {
-  return new Elysia().use(plumbing({ log: gateway.log })).use(adminRoutes(gateway));
+  return new Elysia()
+    .use(plumbing({ log: gateway.log, bodyTimeoutMs: gateway.config.bodyTimeoutMs }))
+    .use(adminRoutes(gateway));
 }

@@ -39,6 +39,10 @@ export interface Config {
   refreshCallTimeoutMs: number;
   /** How long a write waits for another process's write lock before answering 503 database_busy (5 s). */
   writeWaitMs: number;
+  /** The bound on one provider call, headers and body (5 s when unset). Not an environment variable: tests shorten it. */
+  idpTimeoutMs?: number;
+  /** The bound on receiving a request body (10 s when unset). Not an environment variable: tests shorten it. */
+  bodyTimeoutMs?: number;
 }
 
 export class ConfigError extends Error {

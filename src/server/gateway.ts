@@ -18,6 +18,7 @@ import { DataSeam } from "./data/seam.ts";
 import { openStorage, type Storage } from "./db/open.ts";
 import { gatewayCookieMatcher } from "./http/gateway-cookies.ts";
 import { Metrics } from "./http/metrics.ts";
+import { TokenCheckLimiter } from "./http/token-checks.ts";
 import { HydraClient } from "./idp/hydra.ts";
 import { KratosClient } from "./idp/kratos.ts";
 import { TokenCache } from "./idp/token-cache.ts";
@@ -41,6 +42,8 @@ export interface Gateway {
   hydra: HydraClient;
   kratos: KratosClient;
   tokens: TokenCache;
+  /** Bounds the bearer cache misses (provider calls) one client address can cause. */
+  tokenChecks: TokenCheckLimiter;
   store: SessionStore;
   /** Seals with the session keyring: cookies, refresh tokens on rows, client secrets of deployments. */
   sealer: CookieSealer;
@@ -75,6 +78,7 @@ export async function createGateway({
     issuer: config.oidcIssuer,
     adminUrl: config.idpAdminUrl,
     adminApiKey: config.idpAdminApiKey,
+    timeoutMs: config.idpTimeoutMs,
   });
   const store = new SessionStore(storage);
   const cookieName = config.cookieSecure ? "__Host-sg_session" : "sg_session";
@@ -123,8 +127,10 @@ export async function createGateway({
     kratos: new KratosClient(
       config.kratosPublicUrl,
       gatewayCookieMatcher(cookieName, consentCookieName(config)),
+      config.idpTimeoutMs,
     ),
     tokens: new TokenCache(hydra),
+    tokenChecks: new TokenCheckLimiter(),
     store,
     sealer,
     sessions,

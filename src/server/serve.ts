@@ -8,6 +8,7 @@ import type { AppsFile } from "./apps/model.ts";
 import { AppRegistry, DEFAULT_APPS, loadAppsFile } from "./apps/registry.ts";
 import type { Config } from "./config.ts";
 import { type ConsentHooks, createGateway, type Gateway } from "./gateway.ts";
+import { rememberAddress } from "./http/client-address.ts";
 import { MAX_BODY_BYTES } from "./http/plumbing.ts";
 import type { Logger } from "./lib/log.ts";
 
@@ -45,11 +46,14 @@ export async function startGateway({
   // error is enforced by the plumbing, so Bun's is set well above it.
   const serveOptions = { maxRequestBodySize: 16 * MAX_BODY_BYTES };
   const tracked = tracker();
+  // Bun's idle timer (not reset by body bytes) must not cut a request before the body bound (10 s)
+  // answers 408 request_timeout: 30 s on the public listener, 60 s on the admin one.
   const publicServer = Bun.serve({
     ...serveOptions,
+    idleTimeout: 30,
     port: config.port,
     hostname: config.host,
-    fetch: tracked.wrap(gateway.metrics.instrument(buildPublicApp(gateway).fetch)),
+    fetch: withAddress(tracked.wrap(gateway.metrics.instrument(buildPublicApp(gateway).fetch))),
   });
   // The event stream stays open: a heartbeat every 15 s, so an idle timeout of 60 s never cuts it.
   const adminServer = Bun.serve({
@@ -57,7 +61,7 @@ export async function startGateway({
     idleTimeout: 60,
     port: config.adminPort,
     hostname: config.adminHost,
-    fetch: tracked.wrap(gateway.metrics.instrument(buildAdminApp(gateway).fetch)),
+    fetch: withAddress(tracked.wrap(gateway.metrics.instrument(buildAdminApp(gateway).fetch))),
   });
   const servers = [publicServer, adminServer];
   return {
@@ -104,4 +108,12 @@ function tracker() {
     },
   };
   return state;
+}
+
+/** Records the socket's address for the request (client-address.ts), then handles it. */
+function withAddress(handle: (request: Request) => Response | Promise<Response>) {
+  return (request: Request, server: Bun.Server<undefined>) => {
+    rememberAddress(request, server.requestIP(request)?.address);
+    return handle(request);
+  };
 }

@@ -200,6 +200,24 @@ describe("over a real socket (127.0.0.1)", () => {
     expect(count()).toBe(before);
   });
 
+  test("a NUL or other control character in the browse query is 400 invalid_request, never a 500 from FTS5", async () => {
+    await call("sock-nul", "POST", "/v1/resources", { type: "album", name: "abc nul album" });
+    for (const query of ["a\u0000bc", "abc\u0000", "\u0000", "ab\u0007cd", "abc\u009f"]) {
+      const reply = await call("sock-nul", "GET", `/v1/resources/browse?query=${encodeURIComponent(query)}`);
+      expectError(reply, 400, "invalid_request");
+      expect(reply.body.error).toContain("query");
+    }
+    // A raw %00 in the URL, as a client would send it.
+    expectError(
+      await call("sock-nul", "GET", "/v1/resources/browse?query=abc%00def"),
+      400,
+      "invalid_request",
+    );
+    const ok = await call("sock-nul", "GET", `/v1/resources/browse?query=${encodeURIComponent("nul alb")}`);
+    expect(ok.status).toBe(200);
+    expect(ok.body.resources.map((r: Json) => r.name)).toEqual(["abc nul album"]);
+  });
+
   test("an unknown route under /v1 is 404 not_found with {error, code}", async () => {
     expectError(await call("sock-e", "GET", "/v1/resources/x/y/z"), 404, "not_found");
     expectError(await call("sock-e", "PUT", "/v1/resources/x"), 404, "not_found");

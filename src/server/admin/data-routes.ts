@@ -10,28 +10,41 @@ import { notFound } from "../resources/service.ts";
 
 export const AdminId = t.String({ minLength: 1, maxLength: 256, pattern: NO_CONTROL });
 
+/**
+ * The schema of a route's path parameters: every one an AdminId. A malformed percent-encoding reaches
+ * a handler as no value at all, which a query would read as "no filter": every `:param` admin route
+ * declares this, so such a value (or an empty one, or a control character) is 400 invalid_request.
+ */
+export function adminParams<const K extends string>(...names: K[]) {
+  return t.Object(Object.fromEntries(names.map((name) => [name, AdminId])) as Record<K, typeof AdminId>);
+}
+
 export function dataRoutes(gateway: Gateway) {
   const { membership, seam } = gateway;
   return new Elysia({ name: "admin-data-routes" })
-    .post("/admin/v1/apps/:id/deploy", async ({ params, body }) => {
-      // Validated like the apps file (strict fields, absolute URIs, client ids unique across apps)
-      // before anything is written, so a refused deploy changes nothing.
-      let app: AppDef;
-      try {
-        app = validateDeploy(gateway.apps, params.id, body);
-      } catch (error) {
-        if (error instanceof AppsFileError) throw new ApiError(400, "invalid_request", error.message);
-        throw error;
-      }
-      const deployment = await deployApp(
-        gateway.storage,
-        membership.store,
-        gateway.apps,
-        app,
-        gateway.sealer,
-      );
-      return { ok: true, deployment };
-    })
+    .post(
+      "/admin/v1/apps/:id/deploy",
+      async ({ params, body }) => {
+        // Validated like the apps file (strict fields, absolute URIs, client ids unique across apps)
+        // before anything is written, so a refused deploy changes nothing.
+        let app: AppDef;
+        try {
+          app = validateDeploy(gateway.apps, params.id, body);
+        } catch (error) {
+          if (error instanceof AppsFileError) throw new ApiError(400, "invalid_request", error.message);
+          throw error;
+        }
+        const deployment = await deployApp(
+          gateway.storage,
+          membership.store,
+          gateway.apps,
+          app,
+          gateway.sealer,
+        );
+        return { ok: true, deployment };
+      },
+      { params: adminParams("id") },
+    )
     .post(
       "/admin/v1/data/authorize-write",
       async ({ body }) => ({

@@ -4,6 +4,9 @@
  * history). Rows are read from the database after commit, so the stream never shows a change that
  * was rolled back, and a reconnecting client loses and repeats nothing. A comment heartbeat every 15 s
  * keeps proxies (and Bun's idle timeout) from closing a quiet stream.
+ *
+ * HEAD gets the stream's headers and no stream: Elysia answers HEAD on a GET route by reading the GET
+ * body to its end (for Content-Length), and this body never ends, so a HEAD would never be answered.
  */
 import { onEvents } from "../events/log.ts";
 import type { AdminQueries } from "./queries.ts";
@@ -18,7 +21,14 @@ export function closeEventStreams(): void {
   for (const stop of [...openStreams]) stop();
 }
 
+const HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-store",
+  "x-accel-buffering": "no",
+};
+
 export function eventStream(queries: AdminQueries, request: Request): Response {
+  if (request.method === "HEAD") return new Response(null, { headers: HEADERS });
   const header = request.headers.get("last-event-id");
   let last = header !== null && /^\d{1,15}$/.test(header.trim()) ? Number(header) : queries.lastEventId();
   const encoder = new TextEncoder();
@@ -60,11 +70,5 @@ export function eventStream(queries: AdminQueries, request: Request): Response {
       stop();
     },
   });
-  return new Response(stream, {
-    headers: {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-store",
-      "x-accel-buffering": "no",
-    },
-  });
+  return new Response(stream, { headers: HEADERS });
 }

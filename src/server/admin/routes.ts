@@ -10,7 +10,7 @@ import { ApiError, errors } from "../http/errors.ts";
 import { safeEqual } from "../lib/crypto.ts";
 import { notFound } from "../resources/service.ts";
 import { parseCursor, parseLimit } from "../resources/views.ts";
-import { AdminId, dataRoutes } from "./data-routes.ts";
+import { AdminId, adminParams, dataRoutes } from "./data-routes.ts";
 import { eventStream } from "./events-stream.ts";
 
 const Limit = t.Optional(t.String({ maxLength: 12 }));
@@ -48,19 +48,27 @@ export function adminRoutes(gateway: Gateway) {
         }),
       },
     )
-    .delete("/admin/v1/sessions/:id", async ({ params }) => {
-      const ended = await gateway.sessions.revoke(params.id, "admin");
-      if (!ended) throw new ApiError(404, "not_found", "No live session with that id.");
-      gateway.log("info", "session revoked by an operator", { sessionId: params.id, userId: ended.userId });
-      return { ok: true };
-    })
-    .get("/admin/v1/users/:id", ({ params }) => ({
-      userId: params.id,
-      welcomed: hasWelcomeCredit(gateway.storage, params.id),
-      balanceUsd: balanceMicros(gateway.storage, params.id) / 1_000_000,
-      sessions: queries.sessions({ userId: params.id }, 200).sessions,
-      memberships: queries.user(params.id).memberships,
-    }))
+    .delete(
+      "/admin/v1/sessions/:id",
+      async ({ params }) => {
+        const ended = await gateway.sessions.revoke(params.id, "admin");
+        if (!ended) throw new ApiError(404, "not_found", "No live session with that id.");
+        gateway.log("info", "session revoked by an operator", { sessionId: params.id, userId: ended.userId });
+        return { ok: true };
+      },
+      { params: adminParams("id") },
+    )
+    .get(
+      "/admin/v1/users/:id",
+      ({ params }) => ({
+        userId: params.id,
+        welcomed: hasWelcomeCredit(gateway.storage, params.id),
+        balanceUsd: balanceMicros(gateway.storage, params.id) / 1_000_000,
+        sessions: queries.sessions({ userId: params.id }, 200).sessions,
+        memberships: queries.user(params.id).memberships,
+      }),
+      { params: adminParams("id") },
+    )
     .get(
       "/admin/v1/pending",
       ({ query }) => queries.pending(query.state, parseLimit(query.limit), parseCursor(query.cursor)),
@@ -72,15 +80,23 @@ export function adminRoutes(gateway: Gateway) {
         }),
       },
     )
-    .delete("/admin/v1/pending/:resourceId/:userId", async ({ params }) => {
-      const cancelled = await gateway.storage.retrying(() =>
-        membership.cancelPending(params.resourceId, params.userId, "admin"),
-      );
-      if (!cancelled) {
-        throw new ApiError(404, "not_found", "No pending invite or request for that user on that resource.");
-      }
-      return { ok: true };
-    })
+    .delete(
+      "/admin/v1/pending/:resourceId/:userId",
+      async ({ params }) => {
+        const cancelled = await gateway.storage.retrying(() =>
+          membership.cancelPending(params.resourceId, params.userId, "admin"),
+        );
+        if (!cancelled) {
+          throw new ApiError(
+            404,
+            "not_found",
+            "No pending invite or request for that user on that resource.",
+          );
+        }
+        return { ok: true };
+      },
+      { params: adminParams("resourceId", "userId") },
+    )
     .get(
       "/admin/v1/resources",
       ({ query }) =>
@@ -98,10 +114,14 @@ export function adminRoutes(gateway: Gateway) {
         }),
       },
     )
-    .get("/admin/v1/resources/:id/members", ({ params }) => {
-      if (!membership.store.getResource(params.id)) throw notFound();
-      return { members: queries.roster(params.id) };
-    })
+    .get(
+      "/admin/v1/resources/:id/members",
+      ({ params }) => {
+        if (!membership.store.getResource(params.id)) throw notFound();
+        return { members: queries.roster(params.id) };
+      },
+      { params: adminParams("id") },
+    )
     .get("/admin/v1/events", ({ request }) => eventStream(queries, request))
     .get(
       "/metrics",

@@ -141,7 +141,11 @@ async function afterConsent(gateway: Gateway, request: ConsentRequest): Promise<
   const join = () => gateway.consentHooks.joinAppResource(subject, clientId);
   const record = () => recordConsent(gateway.storage, subject, clientId, gateway.config.welcomeCreditMicros);
   const failed = (what: string) => (error: unknown) =>
-    gateway.log("warn", `${what} after consent failed`, { userId: subject, clientId, error: (error as Error).name });
+    gateway.log("warn", `${what} after consent failed`, {
+      userId: subject,
+      clientId,
+      error: (error as Error).name,
+    });
   try {
     await join();
   } catch (error) {

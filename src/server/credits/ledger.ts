@@ -33,7 +33,12 @@ export function grantWelcomeCredit(storage: Storage, userId: string, amountMicro
  * `consent.accepted` event that says whether it was granted, in one transaction, so a crash can never
  * leave a credit without its audit row. Returns true when this call granted the credit.
  */
-export function recordConsent(storage: Storage, userId: string, clientId: string, amountMicros: number): boolean {
+export function recordConsent(
+  storage: Storage,
+  userId: string,
+  clientId: string,
+  amountMicros: number,
+): boolean {
   return storage.writeTx((tx) => {
     const welcomed = insertWelcome(tx, userId, amountMicros);
     appendEvent(tx, {

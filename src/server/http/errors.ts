@@ -14,6 +14,8 @@ export type ErrorCode =
   | "invalid_json"
   | "invalid_request"
   | "payload_too_large"
+  | "headers_too_large"
+  | "request_timeout"
   | "unsupported_media_type"
   | "not_found"
   | "unauthenticated"
@@ -36,6 +38,7 @@ export type ErrorCode =
   | "admin_disabled"
   | "database_busy"
   | "database_unavailable"
+  | "too_many_token_checks"
   | "internal";
 
 export class ApiError extends Error {
@@ -55,6 +58,8 @@ export const errors = {
   invalidRequest: (field: string, why: string) =>
     new ApiError(400, "invalid_request", `Invalid request: ${field} ${why}.`),
   tooLarge: () => new ApiError(413, "payload_too_large", "The request body is larger than 64 KiB."),
+  headersTooLarge: () =>
+    new ApiError(431, "headers_too_large", "The request headers are larger than 12 KiB in total."),
   notFound: () => new ApiError(404, "not_found", "No such route."),
   unauthenticated: () => new ApiError(401, "unauthenticated", "Sign in or send a valid bearer token."),
   csrf: () =>

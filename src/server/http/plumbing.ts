@@ -1,5 +1,6 @@
 /**
- * What every public request goes through before a route: the 64 KiB body limit, CORS for registered
+ * What every request goes through before a route: the 12 KiB header limit, the 64 KiB body limit
+ * (a body must also arrive within its time bound, see body-timeout.ts), CORS for registered
  * origins (only origins registered for a client get Access-Control-Allow-Origin, with credentials; the
  * custom CSRF header is allowed, and needing a preflight for it is what makes the header a CSRF
  * defence), and the one error mapper. The grant made here is provisional: once the request's
@@ -9,9 +10,22 @@
 import { Elysia } from "elysia";
 import type { AppRegistry } from "../apps/registry.ts";
 import type { Logger } from "../lib/log.ts";
+import { readBody } from "./body-timeout.ts";
 import { ApiError, databaseError, errorBody, errors } from "./errors.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
+/**
+ * The request line and headers, counted as sent (name, ": ", value, CRLF). Bun refuses a header block
+ * over 16 KiB itself, before any handler or error hook runs, with a bare 431 and no body: this limit
+ * sits below Bun's so that what a client normally meets is our JSON answer.
+ */
+export const MAX_HEADER_BYTES = 12 * 1024;
+
+export function headerBytes(request: Request): number {
+  let bytes = request.method.length + request.url.length + 11;
+  for (const [name, value] of request.headers) bytes += name.length + value.length + 4;
+  return bytes;
+}
 
 const ALLOW_HEADERS = "content-type, x-service-csrf, authorization";
 const ALLOW_METHODS = "GET, POST, DELETE, OPTIONS";
@@ -25,13 +39,21 @@ export function corsHeaders(apps: AppRegistry, origin: string | null): Record<st
   };
 }
 
-export function plumbing(options: { apps?: AppRegistry; log: Logger }) {
-  const { apps, log } = options;
+export interface PlumbingOptions {
+  apps?: AppRegistry;
+  log: Logger;
+  /** The bound on reading a request body (body-timeout.ts); 10 s when unset. */
+  bodyTimeoutMs?: number;
+}
+
+export function plumbing(options: PlumbingOptions) {
+  const { apps, log, bodyTimeoutMs } = options;
   return new Elysia({ name: "plumbing" })
     .onRequest(({ request, set }) => {
       // Answers carry who is signed in and their data: never stored by a browser or a shared cache.
       set.headers["cache-control"] = "no-store";
       set.headers["x-content-type-options"] = "nosniff";
+      if (headerBytes(request) > MAX_HEADER_BYTES) throw errors.headersTooLarge();
       const length = request.headers.get("content-length");
       if (length !== null && Number(length) > MAX_BODY_BYTES) throw errors.tooLarge();
       if (!apps) return;
@@ -52,7 +74,7 @@ export function plumbing(options: { apps?: AppRegistry; log: Logger }) {
     })
     .onParse({ as: "global" }, async ({ request, contentType }) => {
       // Every body this API takes is a JSON object of at most 64 KiB (counted in bytes).
-      const bytes = await request.arrayBuffer();
+      const bytes = await readBody(request, bodyTimeoutMs);
       if (bytes.byteLength > MAX_BODY_BYTES) throw errors.tooLarge();
       const text = new TextDecoder().decode(bytes);
       if (text.trim() === "") return {};

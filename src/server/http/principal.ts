@@ -2,12 +2,15 @@
  * Who is calling: a bearer token (validated through the 60 s cache; no CSRF header
  * needed) or the session cookie (a state-changing call must carry `X-Service-Csrf: 1`). A cookie whose
  * access token has expired answers 401 so the SDK refreshes once and retries; `/auth/session` still
- * reports such a session as signed in.
+ * reports such a session as signed in. A bearer token the cache has not seen costs a provider call,
+ * so the calls those misses start are bounded per client address (token-checks.ts); cache hits, and
+ * requests that join a call already in flight for the same token, are free.
  */
 
 import { requireClient } from "../apps/clients.ts";
 import type { Gateway } from "../gateway.ts";
 import { IdpUnavailable } from "../idp/hydra.ts";
+import { clientAddress } from "./client-address.ts";
 import { hasCsrfHeader } from "./csrf.ts";
 import { ApiError, errors } from "./errors.ts";
 import { checkOrigin } from "./origin.ts";
@@ -64,7 +67,9 @@ function bearerPrincipal(gateway: Gateway, token: string, request: Request): Pri
   if (!gateway.hydra.configured) throw errors.unauthenticated();
   const cached = gateway.tokens.peek(token);
   if (cached !== undefined) return toPrincipal(cached);
-  return gateway.tokens.validate(token).then(toPrincipal, (error) => {
+  const address = clientAddress(request);
+  const validating = gateway.tokens.validate(token, () => gateway.tokenChecks.take(address));
+  return validating.then(toPrincipal, (error) => {
     if (error instanceof IdpUnavailable) throw errors.idpUnavailable();
     throw error;
   });

@@ -1,15 +1,20 @@
 /**
  * Client for Ory Hydra's public and admin HTTP APIs (v2 paths and wire shapes, as in Hydra's
  * OpenAPI spec). Public endpoints come from OIDC discovery; admin paths are
- * fixed (`/admin/oauth2/...`) under IDP_ADMIN_URL. Every call has a timeout; a network failure or a
- * non-JSON answer becomes `IdpUnavailable`, which routes map to 502 `idp_unavailable`.
+ * fixed (`/admin/oauth2/...`) under IDP_ADMIN_URL. Every call has one time bound (5 s) covering the
+ * headers AND the body: reading the body is part of the call, so a provider that sends its headers and
+ * then stalls or drops the connection is unreachable like any other. A network failure, a body that
+ * never completes, a non-JSON answer or a 200 of the wrong shape becomes `IdpUnavailable`, which
+ * routes map to 502 `idp_unavailable`.
  *
  * Token endpoint rules Hydra enforces: form-urlencoded bodies; `client_secret_basic` for a client with a
  * secret (RFC 6749 §2.3.1: id and secret form-urlencoded before base64), `client_id` in the body for a
  * public client.
  */
 
-export class IdpUnavailable extends Error {}
+import { fetchText, IdpUnavailable } from "./provider-fetch.ts";
+
+export { IdpUnavailable };
 
 export interface TokenSet {
   accessToken: string;
@@ -148,7 +153,8 @@ export class HydraClient {
     const { status, body } = await this.json<{ sub?: unknown }>(userinfo_endpoint, {
       headers: { authorization: `Bearer ${accessToken}` },
     });
-    if (status === 200 && typeof body?.sub === "string") return { sub: body.sub };
+    // A 200 without a string `sub` falls through to IdpUnavailable: a provider failure, not cached.
+    if (status === 200 && typeof body?.sub === "string" && body.sub !== "") return { sub: body.sub };
     if (status === 401 || status === 403 || status === 400) return null;
     throw new IdpUnavailable(`userinfo answered ${status}`);
   }
@@ -162,9 +168,13 @@ export class HydraClient {
         body: new URLSearchParams({ token }).toString(),
       },
     );
-    if (status !== 200 || typeof body !== "object" || body === null)
-      throw new IdpUnavailable(`introspection answered ${status}`);
-    if (body.active !== true || typeof body.sub !== "string") return { active: false };
+    if (status !== 200) throw new IdpUnavailable(`introspection answered ${status}`);
+    // A 200 of the wrong shape is a provider failure, never a verdict on the token (it is not cached).
+    if (typeof body !== "object" || body === null || Array.isArray(body) || typeof body.active !== "boolean")
+      throw new IdpUnavailable("introspection answered 200 without a boolean `active`");
+    if (!body.active) return { active: false };
+    if (typeof body.sub !== "string" || body.sub === "")
+      throw new IdpUnavailable("introspection answered active without a string `sub`");
     return {
       active: true,
       sub: body.sub,
@@ -287,18 +297,12 @@ export class HydraClient {
     init: RequestInit,
     timeoutMs = this.timeoutMs,
   ): Promise<{ status: number; body: T | undefined }> {
-    let res: Response;
+    const { status, text } = await fetchText(url, init, timeoutMs);
+    if (!text) return { status, body: undefined };
     try {
-      res = await fetch(url, { ...init, redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
-    } catch (error) {
-      throw new IdpUnavailable((error as Error).message);
-    }
-    const text = await res.text();
-    if (!text) return { status: res.status, body: undefined };
-    try {
-      return { status: res.status, body: JSON.parse(text) as T };
+      return { status, body: JSON.parse(text) as T };
     } catch {
-      throw new IdpUnavailable(`non-JSON answer (${res.status})`);
+      throw new IdpUnavailable(`non-JSON answer (${status})`);
     }
   }
 }

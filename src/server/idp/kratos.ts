@@ -9,7 +9,7 @@
  * service, and neither reading the gateway's credentials nor replacing them is its business.
  */
 import { type CookieNameMatcher, mayRelaySetCookie, withoutCookies } from "../http/gateway-cookies.ts";
-import { IdpUnavailable } from "./hydra.ts";
+import { fetchText, IdpUnavailable } from "./provider-fetch.ts";
 
 export const FLOW_TYPES = ["login", "registration", "recovery", "settings", "verification", "error"] as const;
 export type FlowType = (typeof FLOW_TYPES)[number];
@@ -25,6 +25,8 @@ export class KratosClient {
     readonly publicUrl: string | undefined,
     /** Names of the gateway's own cookies: never forwarded, never set through the proxy. */
     private readonly isGatewayCookie: CookieNameMatcher,
+    /** The bound on the whole call, headers and body. */
+    private readonly timeoutMs = 5000,
   ) {}
 
   /** Fetches a flow with the browser's Cookie header (the gateway's own cookies are taken out). */
@@ -33,17 +35,12 @@ export class KratosClient {
     const headers: Record<string, string> = { accept: "application/json" };
     const cookie = withoutCookies(cookieHeader, this.isGatewayCookie);
     if (cookie) headers.cookie = cookie;
-    let res: Response;
-    try {
-      res = await fetch(`${this.publicUrl}${path}?id=${encodeURIComponent(id)}`, {
-        headers,
-        redirect: "manual",
-        signal: AbortSignal.timeout(5000),
-      });
-    } catch (error) {
-      throw new IdpUnavailable((error as Error).message);
-    }
-    const body = await res.text();
+    const res = await fetchText(
+      `${this.publicUrl}${path}?id=${encodeURIComponent(id)}`,
+      { headers },
+      this.timeoutMs,
+    );
+    const body = res.text;
     try {
       JSON.parse(body);
     } catch {

@@ -2,6 +2,7 @@
  * Bearer validation with a 60 s cache. Keyed by SHA-256 of the token so
  * raw tokens are never held as keys; valid and invalid answers are both cached, never past the token's
  * own expiry; bounded to 10,000 entries (LRU); concurrent misses for one token share one provider call.
+ * A provider failure (unreachable, or a 200 of the wrong shape) is never cached: the next call asks again.
  *
  * With IDP_ADMIN_API_KEY the token is introspected (Hydra admin), which proves the user AND the OAuth
  * client, so per-app budgets can apply; only `active: true` with `token_use` absent or `access_token`
@@ -27,8 +28,12 @@ export class TokenCache {
 
   constructor(private readonly hydra: HydraClient) {}
 
-  /** The principal for a bearer token, or null when the provider says it is not valid. Throws IdpUnavailable. */
-  async validate(token: string): Promise<TokenPrincipal | null> {
+  /**
+   * The principal for a bearer token, or null when the provider says it is not valid. Throws
+   * IdpUnavailable. `beforeProviderCall` runs only when this call is the one that asks the provider
+   * (not cached, none in flight), and may throw to refuse it (the per-address limit).
+   */
+  async validate(token: string, beforeProviderCall?: () => void): Promise<TokenPrincipal | null> {
     const key = sha256(token);
     const now = Date.now();
     const cached = this.cache.get(key, now);
@@ -39,6 +44,7 @@ export class TokenCache {
     this.misses++;
     const running = this.inflight.get(key);
     if (running) return running;
+    beforeProviderCall?.();
     const call = this.lookup(token)
       .then(({ principal, expiresAt }) => {
         this.cache.set(key, principal, Math.min(now + TTL_MS, expiresAt ?? Number.POSITIVE_INFINITY));

@@ -158,15 +158,22 @@ export class ResourceStore {
    * created_at, id) index. With a name `query` the cost depends on how common the term is, so:
    * first walk at most LIKE_WINDOW index rows with LIKE (a common term fills the page at once); if that
    * does not fill the page, the term is rare, and the FTS5 trigram index finds its few rows directly
-   * (cost grows with the number of matches, not the table). Both return identical rows.
+   * (cost grows with the number of matches, not the table).
+   *
+   * A query shorter than 3 characters counted in code points (what the trigram tokenizer counts; `😀a`
+   * is 2 of them in 3 UTF-16 units) can never match the trigram index: the LIKE walk alone answers it.
+   * The two matchers fold case differently (JavaScript's toLowerCase for `name_fold`, SQLite's own
+   * folding for FTS5), so the FTS rows never replace what the walk found: both are merged, newest first
+   * by (created_at, id), without duplicates, cut to the limit.
    */
   browse(query: BrowseQuery): BrowseRow[] {
     if (!query.query) return this.browsePage(query, "", []);
     const pattern = `%${query.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    if (query.query.length < 3) return this.browsePage(query, "AND name_fold LIKE ? ESCAPE '\\'", [pattern]);
+    if ([...query.query].length < 3)
+      return this.browsePage(query, "AND name_fold LIKE ? ESCAPE '\\'", [pattern]);
     const windowed = this.browseWindow(query, pattern);
     if (windowed.length >= query.limit) return windowed;
-    return this.browseFts(query);
+    return mergeNewestFirst(windowed, this.browseFts(query), query.limit);
   }
 
   private browsePage(query: BrowseQuery, filter: string, filterParams: string[]): BrowseRow[] {
@@ -290,6 +297,15 @@ export class ResourceStore {
     this.q("DELETE FROM members WHERE resource_id = ? AND user_id = ?").run(resourceId, userId);
     this.memberCache.delete(`${resourceId}\n${userId}`);
   }
+}
+
+/** Two newest-first lists of rows as one, newest first by (createdAt, id), each id once, at most `limit`. */
+function mergeNewestFirst(a: BrowseRow[], b: BrowseRow[], limit: number): BrowseRow[] {
+  const byId = new Map<string, BrowseRow>();
+  for (const row of [...a, ...b]) if (!byId.has(row.id)) byId.set(row.id, row);
+  return [...byId.values()]
+    .sort((x, y) => y.createdAt - x.createdAt || (x.id < y.id ? 1 : x.id > y.id ? -1 : 0))
+    .slice(0, limit);
 }
 
 /** An FTS5 phrase for the trigram tokenizer: the whole text, quotes doubled, matched as a substring. */

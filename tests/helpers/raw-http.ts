@@ -1,0 +1,63 @@
+/**
+ * A raw HTTP/1.1 client over `node:net` for wire tests that `fetch` cannot express: headers of any
+ * size, a body trickled byte by byte. `rawExchange` writes, then reads until the server closes or a
+ * complete answer (per Content-Length) has arrived, or `timeoutMs` passes.
+ */
+import { connect } from "node:net";
+
+export interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /** Milliseconds from the first byte written to the end of the answer. */
+  elapsed: number;
+  timedOut: boolean;
+}
+
+export interface RawOptions {
+  /** Called once connected; write the request (all at once or trickled). */
+  send: (write: (chunk: string) => boolean) => void | Promise<void>;
+  timeoutMs?: number;
+}
+
+export function rawExchange(baseUrl: string, options: RawOptions): Promise<RawAnswer> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve) => {
+    const started = performance.now();
+    let data = Buffer.alloc(0);
+    let settled = false;
+    const socket = connect(Number(port), hostname);
+    const finish = (timedOut: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ ...parse(data), elapsed: performance.now() - started, timedOut });
+    };
+    const timer = setTimeout(() => finish(true), options.timeoutMs ?? 5000);
+    socket.on("connect", () => {
+      void options.send((chunk) => !socket.destroyed && socket.write(chunk));
+    });
+    socket.on("data", (chunk: Buffer) => {
+      data = Buffer.concat([data, chunk]);
+      const parsed = parse(data);
+      const length = parsed.headers["content-length"];
+      if (length !== undefined && Buffer.byteLength(parsed.body) >= Number(length)) finish(false);
+    });
+    socket.on("close", () => finish(false));
+    socket.on("error", () => finish(false));
+  });
+}
+
+function parse(data: Buffer): Omit<RawAnswer, "elapsed" | "timedOut"> {
+  const text = data.toString("utf8");
+  const end = text.indexOf("\r\n\r\n");
+  if (end < 0) return { status: 0, headers: {}, body: "" };
+  const [statusLine = "", ...lines] = text.slice(0, end).split("\r\n");
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(":");
+    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return { status: Number(statusLine.split(" ")[1] ?? 0), headers, body: text.slice(end + 4) };
+}
