@@ -411,3 +411,24 @@ test("reads never join: GET /:id and GET /:id/members by a non-member leave the 
   expect(memberRow(id, "reads-user")).toBeNull();
   expect(await memberCount(owner, id)).toBe(1);
 });
+
+describe("ownership of a linked row never moves", () => {
+  test("linking a row another member linked is 409 already_linked: its contributor, its policy and the auto-join stay as they were", async () => {
+    const ctx = await roomWithContributions("relink");
+    const before = await linksOf(ctx.id);
+    // A non-member of this public room tries to take the member's post: the auto-join rolls back too.
+    const taken = await link(ctx.id, "relink-thief", "posts", "p1", { title: "mine now" });
+    expect(taken.status).toBe(409);
+    expect(taken.body).toMatchObject({ code: "already_linked" });
+    expect(memberRow(ctx.id, "relink-thief")).toBeNull();
+    // The owner (a member) cannot take it either.
+    expect((await link(ctx.id, ctx.ownerId, "posts", "p1")).status).toBe(409);
+    expect(await linksOf(ctx.id)).toEqual(before);
+    // The member's own re-link is idempotent: same contributor, still one row.
+    expect((await link(ctx.id, ctx.memberId, "posts", "p1", { title: "edited" })).status).toBe(200);
+    expect((await linksOf(ctx.id)).links.filter((l) => l.rowId === "p1")).toEqual([P1(ctx.memberId, false)]);
+    // So the member's `hide` policy still applies when they leave.
+    expect((await api(ctx.member, "POST", `/v1/resources/${ctx.id}/leave`)).status).toBe(200);
+    expect((await linksOf(ctx.id)).links.filter((l) => l.rowId === "p1")).toEqual([P1(ctx.memberId, true)]);
+  });
+});

@@ -11,6 +11,7 @@
  */
 import type { Database } from "bun:sqlite";
 import type { AppRegistry } from "../apps/registry.ts";
+import { ApiError } from "../http/errors.ts";
 
 export interface LinkRow {
   table: string;
@@ -32,7 +33,12 @@ export class DataSeam {
     private readonly apps: AppRegistry,
   ) {}
 
-  /** Links a row into a resource (a write: call after authorizing it). Re-linking unhides and updates it. */
+  /**
+   * Links a row into a resource (a write: call inside the transaction that authorized it). Ownership
+   * never moves: a row linked by another member is refused with 409 `already_linked` (the caller's
+   * transaction, and any auto-join in it, rolls back), so that member's onMemberRemove policy still
+   * applies to it. The same contributor linking again is idempotent and replaces the row's data.
+   */
   link(
     resourceId: string,
     table: string,
@@ -41,11 +47,23 @@ export class DataSeam {
     data: unknown,
     now: number,
   ): void {
+    const existing = this.sqlite
+      .query(
+        "SELECT contributor_id AS contributorId FROM resource_links WHERE resource_id = ? AND table_name = ? AND row_id = ?",
+      )
+      .get(resourceId, table, rowId) as { contributorId: string } | null;
+    if (existing && existing.contributorId !== contributorId) {
+      throw new ApiError(
+        409,
+        "already_linked",
+        "That row is already linked into this resource by another member.",
+      );
+    }
     this.sqlite
       .query(
         `INSERT INTO resource_links (resource_id, table_name, row_id, contributor_id, hidden, data, created_at)
          VALUES (?, ?, ?, ?, 0, ?, ?)
-         ON CONFLICT (resource_id, table_name, row_id) DO UPDATE SET contributor_id = excluded.contributor_id, hidden = 0, data = excluded.data`,
+         ON CONFLICT (resource_id, table_name, row_id) DO UPDATE SET data = excluded.data`,
       )
       .run(resourceId, table, rowId, contributorId, data === undefined ? null : JSON.stringify(data), now);
   }

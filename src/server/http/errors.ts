@@ -36,6 +36,7 @@ export type ErrorCode =
   | "invalid_scope"
   | "budget_exceeded"
   | "admin_disabled"
+  | "already_linked"
   | "database_busy"
   | "database_unavailable"
   | "too_many_token_checks"
