@@ -432,3 +432,36 @@ describe("ownership of a linked row never moves", () => {
     expect((await linksOf(ctx.id)).links.filter((l) => l.rowId === "p1")).toEqual([P1(ctx.memberId, true)]);
   });
 });
+
+describe("a membership change fails as a whole", () => {
+  test("the seam failing during a leave (after the member row and the count changed) leaves nothing of it", async () => {
+    const ctx = await roomWithContributions("partial");
+    const sqlite = running.gateway.storage.sqlite;
+    const links = await linksOf(ctx.id);
+    const count = await memberCount(ctx.owner, ctx.id);
+    const stored = () =>
+      (sqlite.query("SELECT member_count AS n FROM resources WHERE id = ?").get(ctx.id) as { n: number }).n;
+    const storedBefore = stored();
+    // The `hide` policy's update is the last step of a leave: make it fail.
+    sqlite.exec(
+      "CREATE TRIGGER fail_hide BEFORE UPDATE OF hidden ON resource_links WHEN NEW.hidden = 1 BEGIN SELECT RAISE(ABORT, 'injected'); END",
+    );
+    try {
+      const leave = await api(ctx.member, "POST", `/v1/resources/${ctx.id}/leave`);
+      expect(leave.status).toBe(500);
+      expect(leave.body).toMatchObject({ code: "internal" });
+    } finally {
+      sqlite.exec("DROP TRIGGER fail_hide");
+    }
+    expect(memberRow(ctx.id, ctx.memberId)).toEqual({ role: "writer", state: "active" });
+    expect(stored()).toBe(storedBefore);
+    expect(await memberCount(ctx.owner, ctx.id)).toBe(count);
+    expect(await linksOf(ctx.id)).toEqual(links);
+    expect(eventCount(ctx.id, "member.left", ctx.memberId)).toBe(0);
+    expect(
+      (await sqlite.query("SELECT count(*) AS n FROM retained_rows WHERE resource_id = ?").get(ctx.id)) as {
+        n: number;
+      },
+    ).toEqual({ n: 0 });
+  });
+});
