@@ -7,8 +7,7 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { Browser } from "../helpers/browser.ts";
-import { CLIENT_ID, CSRF, codeFrom, pkce, reachConsent, type Stack, startStack } from "../helpers/stack.ts";
+import { consentFlow, type Stack, startStack } from "../helpers/stack.ts";
 
 let stack: Stack;
 beforeAll(async () => {
@@ -32,34 +31,9 @@ const appMember = (user: string) =>
     )
     .get(user) as { state: string } | null;
 
-/** Reaches the consent page, loads it (binding this browser), and returns accept and the code exchange. */
 async function consentFor(user: string) {
-  const browser = new Browser();
-  const p = await pkce();
-  const { challenge } = await reachConsent(stack, browser, user, p);
-  await browser.fetch(`${stack.url}/auth/consent-request?challenge=${encodeURIComponent(challenge)}`);
-  return {
-    accept: () =>
-      browser.fetch(`${stack.url}/auth/consent/accept`, {
-        method: "POST",
-        headers: CSRF,
-        body: JSON.stringify({ challenge, subject: user, grant_scope: ["openid", "offline_access"] }),
-      }),
-    async signIn(redirectTo: string) {
-      const callback = await codeFrom(stack, browser, redirectTo);
-      return browser.fetch(`${stack.url}/auth/token`, {
-        method: "POST",
-        headers: CSRF,
-        body: JSON.stringify({
-          code: callback.searchParams.get("code"),
-          code_verifier: p.verifier,
-          redirect_uri: stack.redirectUri,
-          client_id: CLIENT_ID,
-          nonce: p.nonce,
-        }),
-      });
-    },
-  };
+  const flow = await consentFlow(stack, user);
+  return { accept: flow.accept, signIn: (redirectTo: string) => flow.exchange(redirectTo) };
 }
 
 async function until(check: () => boolean) {

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Browser } from "../helpers/browser.ts";
-import { CSRF, type Stack, signIn, startStack } from "../helpers/stack.ts";
+import { CSRF, introspect, type Stack, signIn, startStack } from "../helpers/stack.ts";
 
 let stack: Stack;
 beforeAll(async () => {
@@ -29,18 +29,6 @@ const cookieOf = (res: Response) =>
     .getSetCookie()
     .map((c) => c.split(";")[0])
     .join("; ");
-async function introspect(target: Stack, token: string) {
-  const res = await fetch(`${target.idp.adminUrl}/admin/oauth2/introspect`, {
-    method: "POST",
-    headers: {
-      authorization: "Bearer test-idp-admin-key",
-      "content-type": "application/x-www-form-urlencoded",
-    },
-    body: new URLSearchParams({ token }).toString(),
-  });
-  return (await res.json()) as { active: boolean };
-}
-
 describe("the rotation grace survives a restart", () => {
   test("after a restart inside the grace, the previous cookie gets the current session and its cookie", async () => {
     const { cookie: previous, row } = await login("grace-restart");

@@ -11,9 +11,9 @@ import {
   authorizeUrl,
   CLIENT_ID,
   CSRF,
-  codeFrom,
+  consentFlow,
+  introspect,
   pkce,
-  reachConsent,
   SECRET_CLIENT_ID,
   type Stack,
   signIn,
@@ -45,18 +45,6 @@ const events = (type: string) =>
   stack.running.gateway.storage.sqlite.query("SELECT * FROM events WHERE type = ?").all(type) as Array<{
     data: string;
   }>;
-async function introspect(token: string) {
-  const res = await fetch(`${stack.idp.adminUrl}/admin/oauth2/introspect`, {
-    method: "POST",
-    headers: {
-      authorization: "Bearer test-idp-admin-key",
-      "content-type": "application/x-www-form-urlencoded",
-    },
-    body: new URLSearchParams({ token }).toString(),
-  });
-  return (await res.json()) as { active: boolean };
-}
-
 describe("a stolen cookie is treated as theft", () => {
   test("a refresh token presented after its grace ends the session, revokes the grant and emits session.reuse_detected", async () => {
     const victim = await login("theft-victim");
@@ -87,7 +75,7 @@ describe("a stolen cookie is treated as theft", () => {
     });
     // The grant is revoked at the provider: the thief's refresh token is dead, and so is the session.
     expect(stack.idp.calls.revoke).toBe(revokes + 1);
-    expect((await introspect(thiefTokens.rt!)).active).toBe(false);
+    expect((await introspect(stack, thiefTokens.rt!)).active).toBe(false);
     const thiefSession = await fetch(`${stack.url}/auth/session`, { headers: { cookie: thiefCookie } });
     expect(await thiefSession.json()).toEqual({ authenticated: false });
     expect((await refresh(thiefCookie)).status).toBe(401);
@@ -207,33 +195,14 @@ describe("the CSRF guard is where the route is", () => {
 
 describe("ID tokens carry the nonce the sign-in sent", () => {
   async function codeWithNonce(user: string) {
-    const browser = new Browser();
-    const p = await pkce();
-    const { challenge } = await reachConsent(stack, browser, user, p);
-    await browser.fetch(`${stack.url}/auth/consent-request?challenge=${encodeURIComponent(challenge)}`);
-    const accept = await browser.fetch(`${stack.url}/auth/consent/accept`, {
-      method: "POST",
-      headers: CSRF,
-      body: JSON.stringify({ challenge, subject: user, grant_scope: ["openid", "offline_access"] }),
-    });
-    const callback = await codeFrom(
-      stack,
-      browser,
-      ((await accept.json()) as { redirect_to: string }).redirect_to,
-    );
-    const exchange = (nonce: string | undefined) =>
-      browser.fetch(`${stack.url}/auth/token`, {
-        method: "POST",
-        headers: CSRF,
-        body: JSON.stringify({
-          code: callback.searchParams.get("code"),
-          code_verifier: p.verifier,
-          redirect_uri: stack.redirectUri,
-          client_id: CLIENT_ID,
-          ...(nonce === undefined ? {} : { nonce }),
-        }),
-      });
-    return { browser, nonce: p.nonce, exchange };
+    const flow = await consentFlow(stack, user);
+    const { redirect_to } = (await (await flow.accept()).json()) as { redirect_to: string };
+    let callback: Promise<Response> | undefined;
+    const exchange = (nonce: string | undefined) => {
+      callback ??= flow.exchange(redirect_to, { nonce: nonce === undefined ? null : nonce });
+      return callback;
+    };
+    return { browser: flow.browser, nonce: flow.nonce, exchange };
   }
   const liveSessionsOf = (user: string) =>
     stack.running.gateway.storage.sqlite

@@ -8,11 +8,9 @@ import { Browser } from "../helpers/browser.ts";
 import {
   APP_ORIGIN,
   CSRF,
-  codeFrom,
+  consentFlow,
   OTHER_CLIENT_ID,
   OTHER_ORIGIN,
-  pkce,
-  reachConsent,
   type Stack,
   signIn,
   startStack,
@@ -148,31 +146,9 @@ describe("a credential is used only from its own app's origins", () => {
     const aCookie = browser.cookieHeader(stack.url);
     const aSession = (await stack.running.gateway.sessions.resolve(aCookie))!.row;
     // The same browser gets a code for app B's client.
-    const p = await pkce();
-    const { challenge } = await reachConsent(stack, browser, "origin-erin", p, OTHER_CLIENT_ID);
-    await browser.fetch(`${stack.url}/auth/consent-request?challenge=${encodeURIComponent(challenge)}`);
-    const accept = await browser.fetch(`${stack.url}/auth/consent/accept`, {
-      method: "POST",
-      headers: CSRF,
-      body: JSON.stringify({ challenge, subject: "origin-erin", grant_scope: ["openid", "offline_access"] }),
-    });
-    const callback = await codeFrom(
-      stack,
-      browser,
-      ((await accept.json()) as { redirect_to: string }).redirect_to,
-    );
-    const exchange = (origin: string) =>
-      browser.fetch(`${stack.url}/auth/token`, {
-        method: "POST",
-        headers: { ...CSRF, origin },
-        body: JSON.stringify({
-          code: callback.searchParams.get("code"),
-          code_verifier: p.verifier,
-          redirect_uri: stack.redirectUri,
-          client_id: OTHER_CLIENT_ID,
-          nonce: p.nonce,
-        }),
-      });
+    const flow = await consentFlow(stack, "origin-erin", OTHER_CLIENT_ID, browser);
+    const { redirect_to } = (await (await flow.accept()).json()) as { redirect_to: string };
+    const exchange = (origin: string) => flow.exchange(redirect_to, { headers: { origin } });
     const exchanges = stack.idp.calls["token:authorization_code"] ?? 0;
     await expectRefused(await exchange(OTHER_ORIGIN));
     expect(stack.idp.calls["token:authorization_code"] ?? 0).toBe(exchanges); // the code was never sent

@@ -217,6 +217,61 @@ export function openConsent(stack: Stack, browser: Browser, challenge: string): 
   return browser.fetch(`${stack.url}/auth/consent-request?challenge=${encodeURIComponent(challenge)}`);
 }
 
+/**
+ * A sign-in stopped at consent, for tests that act between the steps: the browser has loaded the
+ * consent request (binding it); `accept()` decides, `exchange(redirectTo, options)` follows the redirect
+ * (once) and posts the code to /auth/token (with the PKCE verifier, and the nonce unless told otherwise).
+ */
+export async function consentFlow(stack: Stack, user: string, clientId = CLIENT_ID, browser = new Browser()) {
+  const p = await pkce();
+  const { challenge } = await reachConsent(stack, browser, user, p, clientId);
+  await openConsent(stack, browser, challenge);
+  let code: Promise<URL> | undefined;
+  return {
+    browser,
+    nonce: p.nonce,
+    accept: () =>
+      browser.fetch(`${stack.url}/auth/consent/accept`, {
+        method: "POST",
+        headers: CSRF,
+        body: JSON.stringify({ challenge, subject: user, grant_scope: ["openid", "offline_access"] }),
+      }),
+    async exchange(
+      redirectTo: string,
+      options: { nonce?: string | null; headers?: Record<string, string> } = {},
+    ) {
+      // Followed once: calling again posts the same code again.
+      code ??= codeFrom(stack, browser, redirectTo);
+      const callback = await code;
+      const nonce = options.nonce === undefined ? p.nonce : options.nonce;
+      return browser.fetch(`${stack.url}/auth/token`, {
+        method: "POST",
+        headers: { ...CSRF, ...options.headers },
+        body: JSON.stringify({
+          code: callback.searchParams.get("code"),
+          code_verifier: p.verifier,
+          redirect_uri: stack.redirectUri,
+          client_id: clientId,
+          ...(nonce === null ? {} : { nonce }),
+        }),
+      });
+    },
+  };
+}
+
+/** The provider's introspection of a token (active or not), as the gateway's admin key sees it. */
+export async function introspect(stack: Stack, token: string): Promise<{ active: boolean }> {
+  const res = await fetch(`${stack.idp.adminUrl}/admin/oauth2/introspect`, {
+    method: "POST",
+    headers: {
+      authorization: "Bearer test-idp-admin-key",
+      "content-type": "application/x-www-form-urlencoded",
+    },
+    body: new URLSearchParams({ token }).toString(),
+  });
+  return (await res.json()) as { active: boolean };
+}
+
 /** Follows a redirect_to from the provider until the app's redirect URI and returns the code. */
 export async function codeFrom(stack: Stack, browser: Browser, redirectTo: string): Promise<URL> {
   const done = await browser.follow(redirectTo, { until: (u) => u.toString().startsWith(stack.redirectUri) });
