@@ -58,6 +58,8 @@ export interface DevIdp {
   calls: Record<string, number>;
   resetCalls(): void;
   expireKratosFlow(id: string): void;
+  /** Tests: the token endpoint completes each request, then answers `ms` later (a slow provider). */
+  delayTokenResponses(ms: number): void;
   stop(): Promise<void>;
 }
 
@@ -171,6 +173,7 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
   const ctx: HydraContext = { provider, state, issuer, consentUrl };
   const kratos = new KratosEmulator(issuer, state);
   const callback = provider.callback();
+  let tokenDelayMs = 0;
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<Response | undefined> {
     const url = new URL(req.url ?? "/", issuer);
@@ -190,6 +193,15 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
       return interaction[2] ? finishInteraction(ctx, uid) : dispatchInteraction(ctx, uid);
     }
     if (path === "/health/alive" || path === "/health/ready") return json({ status: "ok" });
+    if (path === "/oauth2/token" && tokenDelayMs > 0) {
+      // The grant is done when oidc-provider ends the response: only the answer is held back.
+      const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+      const delay = tokenDelayMs;
+      res.end = ((...args: unknown[]) => {
+        setTimeout(() => end(...args), delay);
+        return res;
+      }) as typeof res.end;
+    }
     if (path === "/oauth2/auth" && req.method === "GET") {
       const early = await checkState(provider, url);
       if (early) return early;
@@ -230,6 +242,9 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
     calls: state.calls,
     resetCalls: () => state.resetCalls(),
     expireKratosFlow: (id: string) => kratos.expire(id),
+    delayTokenResponses: (ms: number) => {
+      tokenDelayMs = ms;
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

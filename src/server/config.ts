@@ -17,6 +17,14 @@ export interface Config {
   idpAdminUrl: string | undefined;
   idpAdminApiKey: string | undefined;
   kratosPublicUrl: string | undefined;
+  /** RFC 7009 revocation endpoint, over what the provider's metadata says. */
+  idpRevocationUrl: string | undefined;
+  /** RFC 7662 introspection endpoint, over what the provider's metadata says. */
+  idpIntrospectionUrl: string | undefined;
+  /** Client credentials for introspection (client_secret_basic), next to or instead of IDP_ADMIN_API_KEY. */
+  idpIntrospectionClient: { clientId: string; clientSecret: string } | undefined;
+  /** `hydra`: the provider has Hydra's consent admin API; `none`: the consent endpoints answer 501. */
+  idpConsentApi: "hydra" | "none";
   welcomeCreditMicros: number;
   cookieSecure: boolean;
   cookieSameSite: SameSite;
@@ -99,6 +107,17 @@ function seconds(env: Env, name: string, fallback: number): number {
   return Number(raw);
 }
 
+function introspectionClient(env: Env): { clientId: string; clientSecret: string } | undefined {
+  const clientId = text(env, "IDP_INTROSPECTION_CLIENT_ID");
+  const clientSecret = text(env, "IDP_INTROSPECTION_CLIENT_SECRET");
+  if (clientId === undefined && clientSecret === undefined) return undefined;
+  if (clientId === undefined)
+    throw new ConfigError("IDP_INTROSPECTION_CLIENT_ID", "is needed with IDP_INTROSPECTION_CLIENT_SECRET");
+  if (clientSecret === undefined)
+    throw new ConfigError("IDP_INTROSPECTION_CLIENT_SECRET", "is needed with IDP_INTROSPECTION_CLIENT_ID");
+  return { clientId, clientSecret };
+}
+
 function bool(env: Env, name: string, fallback: boolean): boolean {
   const raw = text(env, name)?.toLowerCase();
   if (raw === undefined) return fallback;
@@ -161,6 +180,10 @@ export function loadConfig(env: Env = process.env): Config {
     idpAdminUrl: url(env, "IDP_ADMIN_URL") ?? oidcIssuer,
     idpAdminApiKey: text(env, "IDP_ADMIN_API_KEY"),
     kratosPublicUrl: url(env, "KRATOS_PUBLIC_URL"),
+    idpRevocationUrl: url(env, "IDP_REVOCATION_URL"),
+    idpIntrospectionUrl: url(env, "IDP_INTROSPECTION_URL"),
+    idpIntrospectionClient: introspectionClient(env),
+    idpConsentApi: oneOf(env, "IDP_CONSENT_API", ["hydra", "none"] as const, "hydra"),
     welcomeCreditMicros: usdToMicros(env, "WELCOME_CREDIT_USD", 5),
     cookieSecure,
     cookieSameSite,

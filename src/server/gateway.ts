@@ -78,6 +78,9 @@ export async function createGateway({
     issuer: config.oidcIssuer,
     adminUrl: config.idpAdminUrl,
     adminApiKey: config.idpAdminApiKey,
+    revocationUrl: config.idpRevocationUrl,
+    introspectionUrl: config.idpIntrospectionUrl,
+    introspectionClient: config.idpIntrospectionClient,
     timeoutMs: config.idpTimeoutMs,
   });
   const store = new SessionStore(storage);
@@ -110,6 +113,7 @@ export async function createGateway({
     rotationGraceMs: config.rotationGraceMs,
     refreshWaitMs: config.refreshWaitMs,
     refreshCallTimeoutMs: config.refreshCallTimeoutMs,
+    log,
   });
   const resealed = await sessions.resealRefreshTokens();
   if (resealed > 0) log("info", "re-sealed refresh tokens with the current key", { sessions: resealed });

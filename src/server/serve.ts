@@ -10,6 +10,7 @@ import type { Config } from "./config.ts";
 import { type ConsentHooks, createGateway, type Gateway } from "./gateway.ts";
 import { rememberAddress } from "./http/client-address.ts";
 import { MAX_BODY_BYTES } from "./http/plumbing.ts";
+import { checkProvider } from "./idp/startup-check.ts";
 import type { Logger } from "./lib/log.ts";
 
 export interface RunningGateway {
@@ -42,6 +43,12 @@ export async function startGateway({
   const file = apps ?? (await loadAppsFile(config.gatewayConfigPath));
   const registry = new AppRegistry(file, { acceptAnyClient: file === DEFAULT_APPS });
   const gateway = await createGateway({ config, apps: registry, log, consentHooks });
+  try {
+    await checkProvider(gateway.hydra, gateway.log);
+  } catch (error) {
+    gateway.close();
+    throw error;
+  }
   // Bun's own limit is only a backstop (it answers 413 with no body): the 64 KiB limit with its JSON
   // error is enforced by the plumbing, so Bun's is set well above it.
   const serveOptions = { maxRequestBodySize: 16 * MAX_BODY_BYTES };

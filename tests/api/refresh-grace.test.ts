@@ -79,43 +79,15 @@ describe("two processes on one database", () => {
 describe("a refresh the gateway gave up on", () => {
   const DELAY_MS = 900;
   let slow: Stack;
-  let proxy: ReturnType<typeof Bun.serve>;
   beforeAll(async () => {
     // A provider that completes refreshes, then answers late: the gateway stops waiting at 300 ms.
     slow = await startStack({ config: { refreshWaitMs: 300 } });
-    const issuer = slow.idp.issuer;
-    proxy = Bun.serve({
-      port: 0,
-      hostname: "127.0.0.1",
-      async fetch(request) {
-        const url = new URL(request.url);
-        const target = `${issuer}${url.pathname}${url.search}`;
-        const body = request.method === "POST" ? await request.text() : undefined;
-        const answer = await fetch(target, {
-          method: request.method,
-          headers: request.headers,
-          body,
-          redirect: "manual",
-        });
-        const text = await answer.text();
-        if (url.pathname.endsWith("/.well-known/openid-configuration")) {
-          const doc = JSON.parse(text);
-          doc.token_endpoint = `http://127.0.0.1:${proxy.port}${new URL(doc.token_endpoint).pathname}`;
-          return Response.json(doc);
-        }
-        if (body?.includes("grant_type=refresh_token")) await Bun.sleep(DELAY_MS);
-        return new Response(text, { status: answer.status, headers: answer.headers });
-      },
-    });
-    await slow.restart({ OIDC_ISSUER: `http://127.0.0.1:${proxy.port}` });
   });
-  afterAll(async () => {
-    proxy?.stop(true);
-    await slow?.stop();
-  });
+  afterAll(() => slow?.stop());
 
   test("answers 502, stores the rotation when it arrives, and the next refresh gets it: the grant survives", async () => {
     const { cookie, row } = await login("grace-slow", slow);
+    slow.idp.delayTokenResponses(DELAY_MS);
     const calls = slow.idp.calls["token:refresh_token"] ?? 0;
     const gaveUp = await refresh(slow.url, cookie);
     expect(gaveUp.status).toBe(502);

@@ -73,7 +73,7 @@ function answer(socket: Socket, behaviour: Behaviour): void {
   const head = (status: number, length: number) =>
     `HTTP/1.1 ${status} X\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\nconnection: close\r\n\r\n`;
   if (behaviour.kind === "json") {
-    const body = Buffer.from(JSON.stringify(behaviour.body));
+    const body = Buffer.from(JSON.stringify(behaviour.body ?? null));
     socket.end(Buffer.concat([Buffer.from(head(behaviour.status ?? 200, body.length)), body]));
   } else if (behaviour.kind === "stall") {
     // Headers and the first bytes of a body, then nothing: the connection stays open.

@@ -6,7 +6,7 @@
 import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { requireCsrfOnPost } from "../http/csrf.ts";
-import { errors } from "../http/errors.ts";
+import { ApiError, errors } from "../http/errors.ts";
 import { acceptConsent, loadConsent, rejectConsent } from "./consent.ts";
 import { consentCookieName, presentedNonces } from "./consent-binding.ts";
 import { consentErrorPage, consentPage } from "./consent-page.ts";
@@ -19,9 +19,18 @@ const PAGE_ERRORS: Record<number, string> = {
   502: "The identity provider could not be reached. Try again.",
 };
 
+/** Consent through the gateway needs Hydra's consent admin API; other providers show their own consent. */
+const notSupported = () =>
+  new ApiError(
+    501,
+    "not_supported_by_provider",
+    "This identity provider has no consent API for the gateway (IDP_CONSENT_API=none): it shows its own consent.",
+  );
+
 export function consentRoutes(gateway: Gateway) {
   const requireReady = () => {
     if (!gateway.hydra.configured) throw errors.noIssuer();
+    if (gateway.config.idpConsentApi === "none") throw notSupported();
   };
   const cookieName = consentCookieName(gateway.config);
   const noncesOf = (request: Request) => presentedNonces(request.headers.get("cookie"), cookieName);
@@ -89,6 +98,8 @@ export function consentRoutes(gateway: Gateway) {
       if (!challenge || challenge.length > 1024)
         return consentErrorPage(400, "This page needs a consent_challenge.");
       if (!gateway.hydra.configured) return consentErrorPage(503, "No identity provider is configured.");
+      if (gateway.config.idpConsentApi === "none")
+        return consentErrorPage(501, "This identity provider shows its own consent page.");
       try {
         const view = await loadConsent(gateway, challenge, noncesOf(request));
         if (view.kind === "redirect")

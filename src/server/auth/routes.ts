@@ -3,7 +3,7 @@
  * call the session service or the provider client, shape the answer. Tokens never appear in a body.
  */
 import { Elysia, t } from "elysia";
-import { createRemoteJWKSet, type JWTPayload, jwtVerify } from "jose";
+import type { JWTPayload } from "jose";
 import { requireClient } from "../apps/clients.ts";
 import type { Gateway } from "../gateway.ts";
 import { requireCsrfOnPost } from "../http/csrf.ts";
@@ -11,6 +11,7 @@ import { ApiError, errors } from "../http/errors.ts";
 import { checkOrigin } from "../http/origin.ts";
 import { idp } from "../idp/call.ts";
 import type { TokenSet } from "../idp/hydra.ts";
+import { IdTokenInvalid, IdTokenVerifier } from "../idp/id-tokens.ts";
 import { FLOW_TYPES, type FlowType } from "../idp/kratos.ts";
 import { checkedAuthorizeQuery } from "./authorize.ts";
 import { ensureSignInEffects } from "./consent.ts";
@@ -77,7 +78,7 @@ export function authRoutes(gateway: Gateway) {
             `The identity provider refused the code exchange (${result.error}).`,
           );
         }
-        const userId = await subjectOf(gateway, result.tokens, body.client_id, body.nonce);
+        const userId = await subjectOf(gateway, result.tokens, client, body.nonce);
         if (previous) await sessions.end(previous.row.id, "replaced", previous.row.userId);
         const { row, sealed } = await sessions.start(result.tokens, userId, body.client_id);
         writeSessionCookie(
@@ -145,13 +146,8 @@ export function authRoutes(gateway: Gateway) {
         if (found) {
           await sessions.end(found.row.id, "logout", found.row.userId);
           gateway.tokens.forget(found.cookie.at);
-          if (found.cookie.rt && hydra.configured) {
-            const client = apps.lookupClient(found.row.clientId)?.client;
-            await hydra.revoke(
-              { clientId: found.row.clientId, clientSecret: client?.clientSecret },
-              found.cookie.rt,
-            );
-          }
+          if (found.cookie.rt && hydra.configured)
+            await sessions.revokeToken(found.row.clientId, found.cookie.rt, found.row.id);
         }
       } catch (error) {
         gateway.log("warn", "logout cleanup failed", { error: (error as Error).name });
@@ -184,38 +180,44 @@ async function discover(gateway: Gateway) {
   return idp(() => gateway.hydra.discover());
 }
 
-const jwksByUri = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
+const verifiers = new WeakMap<Gateway, IdTokenVerifier>();
 
 /**
- * The user id (the provider's `sub`): from the verified ID token when there is one (signature, issuer,
- * audience, `azp`, and the `nonce` the client sent at authorize), else from the bearer validation path
- * (introspection or userinfo), which also warms the cache.
+ * The user id (the provider's `sub`): from the verified ID token when there is one (signature with the
+ * provider's keys or the client's secret, issuer, audience, `azp`, and the `nonce` the client sent at
+ * authorize), else from the bearer validation path (introspection or userinfo), which also warms the cache.
  */
 async function subjectOf(
   gateway: Gateway,
   tokens: TokenSet,
-  clientId: string,
+  client: { clientId: string; clientSecret: string | undefined },
   nonce: string | undefined,
 ): Promise<string> {
   const discovery = await discover(gateway);
-  if (tokens.idToken && discovery.jwks_uri) {
-    const jwks = jwksByUri.get(discovery.jwks_uri) ?? createRemoteJWKSet(new URL(discovery.jwks_uri));
-    jwksByUri.set(discovery.jwks_uri, jwks);
+  if (tokens.idToken) {
+    let verifier = verifiers.get(gateway);
+    if (!verifier)
+      verifiers.set(gateway, (verifier = new IdTokenVerifier(gateway.config.idpTimeoutMs ?? 5000)));
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(tokens.idToken, jwks, {
-        issuer: discovery.issuer,
-        audience: clientId,
-        clockTolerance: 30,
-      }));
-    } catch {
+      payload = await idp(() =>
+        verifier.verify(tokens.idToken!, {
+          issuer: discovery.issuer,
+          jwksUri: discovery.jwks_uri,
+          clientId: client.clientId,
+          clientSecret: client.clientSecret,
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof IdTokenInvalid)) throw error;
+      gateway.log("warn", "an ID token did not verify", { clientId: client.clientId, cause: error.message });
       throw new ApiError(
         502,
-        "idp_unavailable",
+        "id_token_invalid",
         "The identity provider returned an ID token that does not verify.",
       );
     }
-    const refusal = idTokenRefusal(payload, clientId, nonce);
+    const refusal = idTokenRefusal(payload, client.clientId, nonce);
     if (refusal) throw new ApiError(400, refusal.code, refusal.message);
     if (typeof payload.sub === "string" && payload.sub) return payload.sub;
   } else if (nonce !== undefined) {

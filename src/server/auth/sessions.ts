@@ -15,6 +15,7 @@
 import type { AppRegistry } from "../apps/registry.ts";
 import type { HydraClient, TokenSet } from "../idp/hydra.ts";
 import { sha256 } from "../lib/crypto.ts";
+import type { Logger } from "../lib/log.ts";
 import { Lru } from "../lib/lru.ts";
 import { Refresher, type RefreshOutcome } from "./refresh.ts";
 import { type CookieSealer, readSealedValues, type SessionCookie } from "./seal.ts";
@@ -51,6 +52,7 @@ export interface SessionServiceOptions {
   refreshWaitMs?: number;
   /** How long the provider's refresh call itself may run, answered or not (default 30 s). */
   refreshCallTimeoutMs?: number;
+  log?: Logger;
 }
 
 /** What a refresh request gets (the refresher's outcome, theft already acted on). */
@@ -182,9 +184,23 @@ export class SessionService {
   private async revokeAtProvider(row: SessionRow): Promise<void> {
     if (!row.refreshSealed || !this.options.hydra.configured) return;
     const token = await this.options.sealer.unsealText(row.refreshSealed);
-    const client = this.options.apps.lookupClient(row.clientId)?.client;
-    if (token)
-      await this.options.hydra.revoke({ clientId: row.clientId, clientSecret: client?.clientSecret }, token);
+    if (token) await this.revokeToken(row.clientId, token, row.id);
+  }
+
+  /**
+   * Revokes a refresh token at the provider (RFC 7009), best effort. A provider without a revocation
+   * endpoint leaves the token valid until it expires: that is logged every time, never silent.
+   */
+  async revokeToken(clientId: string, token: string, sessionId: string): Promise<void> {
+    const client = this.options.apps.lookupClient(clientId)?.client;
+    const result = await this.options.hydra.revoke({ clientId, clientSecret: client?.clientSecret }, token);
+    if (result === "unsupported")
+      this.options.log?.("warn", "revocation is impossible: the refresh token stays valid at the provider", {
+        sessionId,
+        hint: "set IDP_REVOCATION_URL",
+      });
+    else if (result === "refused")
+      this.options.log?.("warn", "the provider did not confirm the revocation", { sessionId });
   }
 
   /**

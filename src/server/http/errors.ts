@@ -28,6 +28,8 @@ export type ErrorCode =
   | "invalid_redirect_uri"
   | "unknown_client"
   | "invalid_nonce"
+  | "id_token_invalid"
+  | "not_supported_by_provider"
   | "invalid_id_token"
   | "exchange_failed"
   | "consent_not_found"
@@ -49,6 +51,8 @@ export class ApiError extends Error {
     message: string,
     /** Extra headers for the error response (e.g. Set-Cookie clearing, Retry-After). */
     readonly headers?: Record<string, string | string[]>,
+    /** For the log only, never the body: why (e.g. what the identity provider did). */
+    readonly detail?: string,
   ) {
     super(message);
   }
@@ -75,7 +79,8 @@ export const errors = {
       "origin_not_allowed",
       "This origin is not registered for the app this credential belongs to.",
     ),
-  idpUnavailable: () => new ApiError(502, "idp_unavailable", "The identity provider could not be reached."),
+  idpUnavailable: (detail?: string) =>
+    new ApiError(502, "idp_unavailable", "The identity provider could not be reached.", undefined, detail),
   noIssuer: () =>
     new ApiError(503, "issuer_not_configured", "No identity provider is configured (OIDC_ISSUER)."),
 };

@@ -125,6 +125,12 @@ export function plumbing(options: PlumbingOptions) {
         set.headers["content-type"] = "application/json";
         return errorBody(new ApiError(500, "internal", "Something went wrong on our side."), requestId);
       }
+      if (apiError.detail)
+        log("warn", "request refused", {
+          method: request.method,
+          code: apiError.code,
+          cause: apiError.detail.slice(0, 300),
+        });
       set.status = apiError.status;
       set.headers["content-type"] = "application/json";
       // A refused origin gets no CORS grant: the page cannot even read the refusal.

@@ -70,7 +70,7 @@ function bearerPrincipal(gateway: Gateway, token: string, request: Request): Pri
   const address = clientAddress(request);
   const validating = gateway.tokens.validate(token, () => gateway.tokenChecks.take(address));
   return validating.then(toPrincipal, (error) => {
-    if (error instanceof IdpUnavailable) throw errors.idpUnavailable();
+    if (error instanceof IdpUnavailable) throw errors.idpUnavailable(error.message);
     throw error;
   });
 }

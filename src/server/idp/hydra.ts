@@ -12,6 +12,7 @@
  * public client.
  */
 
+import { type ResolvedMetadata, resolveMetadata } from "./metadata.ts";
 import { fetchText, IdpUnavailable } from "./provider-fetch.ts";
 
 export { IdpUnavailable };
@@ -30,15 +31,6 @@ export interface ClientAuth {
 }
 
 export type TokenResult = { ok: true; tokens: TokenSet } | { ok: false; status: number; error: string };
-
-export interface Discovery {
-  issuer: string;
-  authorization_endpoint: string;
-  token_endpoint: string;
-  revocation_endpoint?: string;
-  userinfo_endpoint?: string;
-  jwks_uri?: string;
-}
 
 export interface ConsentRequest {
   challenge: string;
@@ -61,17 +53,25 @@ export type ConsentDecision =
 
 export type Introspection =
   | { active: false }
-  | { active: true; sub: string; clientId?: string; exp?: number; tokenUse?: string };
+  /** `sub` is optional in RFC 7662: without it the subject comes from userinfo. */
+  | { active: true; sub: string | undefined; clientId?: string; exp?: number; tokenUse?: string };
 
 export interface HydraOptions {
   issuer: string | undefined;
   adminUrl: string | undefined;
   adminApiKey: string | undefined;
+  /** IDP_REVOCATION_URL / IDP_INTROSPECTION_URL: explicit endpoints, over what metadata says. */
+  revocationUrl?: string;
+  introspectionUrl?: string;
+  /** RFC 7662 client authentication for introspection (client_secret_basic). */
+  introspectionClient?: ClientAuth;
   timeoutMs?: number;
 }
 
+export type RevocationResult = "revoked" | "refused" | "unsupported";
+
 export class HydraClient {
-  private discovery: Promise<Discovery> | undefined;
+  private discovery: Promise<ResolvedMetadata> | undefined;
   private readonly timeoutMs: number;
 
   constructor(private readonly options: HydraOptions) {
@@ -82,26 +82,35 @@ export class HydraClient {
     return this.options.issuer !== undefined;
   }
 
-  get hasAdminKey(): boolean {
-    return this.options.adminApiKey !== undefined;
+  /** Bearer tokens are introspected (which proves the client) when there is a credential for it. */
+  get introspects(): boolean {
+    return this.options.adminApiKey !== undefined || this.options.introspectionClient !== undefined;
   }
 
-  /** OIDC discovery, fetched once; a failed fetch is forgotten so the next call retries. */
-  discover(): Promise<Discovery> {
+  /** Whether the Hydra consent admin API may be called (the base URL is known). */
+  get adminUrl(): string | undefined {
+    return this.options.adminUrl;
+  }
+
+  /** The provider's metadata (metadata.ts), fetched once; a failed fetch is forgotten so the next call retries. */
+  discover(): Promise<ResolvedMetadata> {
     if (!this.discovery) {
-      this.discovery = this.json<Discovery>(
-        `${this.options.issuer}/.well-known/openid-configuration`,
-        {},
-      ).then(({ status, body }) => {
-        if (
-          status !== 200 ||
-          typeof body?.authorization_endpoint !== "string" ||
-          typeof body.token_endpoint !== "string"
-        ) {
-          throw new IdpUnavailable(`discovery answered ${status}`);
-        }
-        return body;
-      });
+      const adminUrl = this.options.adminUrl;
+      this.discovery = resolveMetadata(
+        {
+          issuer: this.options.issuer!,
+          revocationUrl: this.options.revocationUrl,
+          introspectionUrl: this.options.introspectionUrl,
+          hydraAdmin: adminUrl
+            ? {
+                url: adminUrl,
+                hasKey: this.options.adminApiKey !== undefined,
+                hasIntrospectionClient: this.options.introspectionClient !== undefined,
+              }
+            : undefined,
+        },
+        this.timeoutMs,
+      );
       this.discovery.catch(() => {
         this.discovery = undefined;
       });
@@ -129,21 +138,27 @@ export class HydraClient {
     return this.tokenRequest(client, { grant_type: "refresh_token", refresh_token: refreshToken }, timeoutMs);
   }
 
-  /** RFC 7009 revocation, bounded to 2 s. Returns whether the provider confirmed it. */
-  async revoke(client: ClientAuth, token: string): Promise<boolean> {
+  /**
+   * RFC 7009 revocation, bounded to 2 s: "revoked" when the provider confirmed it, "refused" when it
+   * failed or could not be reached, "unsupported" when the provider has no revocation endpoint (the
+   * token then stays valid at the provider until it expires; callers warn).
+   */
+  async revoke(client: ClientAuth, token: string): Promise<RevocationResult> {
     try {
       const { revocation_endpoint } = await this.discover();
-      if (!revocation_endpoint) return false;
-      const res = await fetch(revocation_endpoint, {
-        method: "POST",
-        headers: this.clientHeaders(client),
-        body: this.clientForm(client, { token, token_type_hint: "refresh_token" }),
-        signal: AbortSignal.timeout(2000),
-      });
-      await res.arrayBuffer();
-      return res.ok;
+      if (!revocation_endpoint) return "unsupported";
+      const { status } = await fetchText(
+        revocation_endpoint,
+        {
+          method: "POST",
+          headers: this.clientHeaders(client),
+          body: this.clientForm(client, { token, token_type_hint: "refresh_token" }),
+        },
+        2000,
+      );
+      return status >= 200 && status < 300 ? "revoked" : "refused";
     } catch {
-      return false;
+      return "refused";
     }
   }
 
@@ -160,24 +175,27 @@ export class HydraClient {
   }
 
   async introspect(token: string): Promise<Introspection> {
-    const { status, body } = await this.json<Record<string, unknown>>(
-      `${this.options.adminUrl}/admin/oauth2/introspect`,
-      {
-        method: "POST",
-        headers: { ...this.adminHeaders(), "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ token }).toString(),
-      },
-    );
+    const { introspection_endpoint } = await this.discover();
+    if (!introspection_endpoint) throw new IdpUnavailable("the provider has no introspection endpoint");
+    const client = this.options.introspectionClient;
+    const headers = client
+      ? this.clientHeaders(client)
+      : { ...this.adminHeaders(), "content-type": "application/x-www-form-urlencoded" };
+    const { status, body } = await this.json<Record<string, unknown>>(introspection_endpoint, {
+      method: "POST",
+      headers,
+      body: new URLSearchParams({ token }).toString(),
+    });
     if (status !== 200) throw new IdpUnavailable(`introspection answered ${status}`);
     // A 200 of the wrong shape is a provider failure, never a verdict on the token (it is not cached).
     if (typeof body !== "object" || body === null || Array.isArray(body) || typeof body.active !== "boolean")
       throw new IdpUnavailable("introspection answered 200 without a boolean `active`");
     if (!body.active) return { active: false };
-    if (typeof body.sub !== "string" || body.sub === "")
-      throw new IdpUnavailable("introspection answered active without a string `sub`");
+    if (body.sub !== undefined && (typeof body.sub !== "string" || body.sub === ""))
+      throw new IdpUnavailable("introspection answered active with a `sub` that is not a string");
     return {
       active: true,
-      sub: body.sub,
+      sub: body.sub as string | undefined,
       clientId: typeof body.client_id === "string" ? body.client_id : undefined,
       exp: typeof body.exp === "number" ? body.exp : undefined,
       tokenUse: typeof body.token_use === "string" ? body.token_use : undefined,

@@ -10,7 +10,7 @@
  */
 import { sha256 } from "../lib/crypto.ts";
 import { Lru } from "../lib/lru.ts";
-import type { HydraClient } from "./hydra.ts";
+import { type HydraClient, IdpUnavailable } from "./hydra.ts";
 
 export interface TokenPrincipal {
   userId: string;
@@ -68,12 +68,17 @@ export class TokenCache {
   }
 
   private async lookup(token: string): Promise<{ principal: TokenPrincipal | null; expiresAt?: number }> {
-    if (this.hydra.hasAdminKey) {
+    if (this.hydra.introspects) {
       const result = await this.hydra.introspect(token);
       if (!result.active) return { principal: null };
+      // `token_use` is Hydra's: a refresh token is not a bearer credential.
       if (result.tokenUse !== undefined && result.tokenUse !== "access_token") return { principal: null };
+      // RFC 7662 makes `sub` optional: then userinfo names the user, introspection still names the client.
+      const userId = result.sub ?? (await this.hydra.userinfo(token))?.sub;
+      if (userId === undefined)
+        throw new IdpUnavailable("introspection says active but userinfo refuses the token");
       return {
-        principal: { userId: result.sub, clientId: result.clientId },
+        principal: { userId, clientId: result.clientId },
         expiresAt: result.exp !== undefined ? result.exp * 1000 : undefined,
       };
     }

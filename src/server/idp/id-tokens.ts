@@ -1,0 +1,103 @@
+/**
+ * ID token signatures (OpenID Connect Core 3.1.3.7 and 10.1):
+ *
+ * - Asymmetric algorithms (RS*, PS*, ES*, EdDSA) verify against the provider's JWKS. On a `kid` the
+ *   cached set does not know (the provider rotated its key), the set is fetched again at once, at most
+ *   once a second, so a rotation is never refused for long. The JWKS URL may redirect within its origin.
+ * - HMAC (HS256/384/512) ID tokens are signed with the client secret: accepted for confidential clients
+ *   only, verified with their secret. `none` is never accepted.
+ *
+ * A signature or claim that does not verify is `IdTokenInvalid` (502 `id_token_invalid`); a key set
+ * that cannot be fetched is the provider being unavailable.
+ */
+import {
+  createRemoteJWKSet,
+  customFetch,
+  decodeProtectedHeader,
+  errors,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  jwtVerify,
+} from "jose";
+import { IdpUnavailable } from "./provider-fetch.ts";
+
+export class IdTokenInvalid extends Error {}
+
+const ASYMMETRIC = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"];
+const HMAC = ["HS256", "HS384", "HS512"];
+
+export interface VerifyOptions {
+  issuer: string;
+  jwksUri: string | undefined;
+  clientId: string;
+  /** The confidential client's secret, the key of HMAC-signed ID tokens. */
+  clientSecret: string | undefined;
+}
+
+export class IdTokenVerifier {
+  private readonly sets = new Map<string, JWTVerifyGetKey>();
+
+  constructor(private readonly timeoutMs: number) {}
+
+  async verify(idToken: string, options: VerifyOptions): Promise<JWTPayload> {
+    let alg: unknown;
+    try {
+      alg = decodeProtectedHeader(idToken).alg;
+    } catch {
+      throw new IdTokenInvalid("the ID token is not a JWS");
+    }
+    const hmac = typeof alg === "string" && HMAC.includes(alg);
+    if (hmac && options.clientSecret === undefined)
+      throw new IdTokenInvalid(`an ${alg} ID token needs a client secret, and this client has none`);
+    if (!hmac && !options.jwksUri) throw new IdpUnavailable("the provider publishes no jwks_uri");
+    try {
+      const { payload } = hmac
+        ? await jwtVerify(idToken, new TextEncoder().encode(options.clientSecret), this.claims(options, HMAC))
+        : await jwtVerify(idToken, this.keySet(options.jwksUri!), this.claims(options, ASYMMETRIC));
+      return payload;
+    } catch (error) {
+      if (error instanceof IdpUnavailable) throw error;
+      if (error instanceof errors.JWKSTimeout) throw new IdpUnavailable("the provider's key set timed out");
+      throw new IdTokenInvalid(
+        `the ID token does not verify (${(error as Error).name}: ${(error as Error).message})`,
+      );
+    }
+  }
+
+  private claims(options: VerifyOptions, algorithms: string[]) {
+    return { issuer: options.issuer, audience: options.clientId, clockTolerance: 30, algorithms };
+  }
+
+  private keySet(uri: string): JWTVerifyGetKey {
+    let set = this.sets.get(uri);
+    if (!set) {
+      set = createRemoteJWKSet(new URL(uri), {
+        cooldownDuration: 1000,
+        timeoutDuration: this.timeoutMs,
+        [customFetch]: sameOriginFetch,
+      });
+      this.sets.set(uri, set);
+    }
+    return set;
+  }
+}
+
+/** fetch that follows redirects within the URL's origin only (at most 3). */
+async function sameOriginFetch(url: string, init: RequestInit): Promise<Response> {
+  let current = url;
+  for (let hop = 0; hop <= 3; hop++) {
+    let res: Response;
+    try {
+      res = await fetch(current, { ...init, redirect: "manual" });
+    } catch (error) {
+      throw new IdpUnavailable(`the key set could not be fetched (${(error as Error).name})`);
+    }
+    const location = res.headers.get("location");
+    if (res.status < 300 || res.status >= 400 || !location) return res;
+    const next = new URL(location, current);
+    if (next.origin !== new URL(current).origin) return res;
+    await res.body?.cancel();
+    current = next.toString();
+  }
+  throw new IdpUnavailable("the key set redirects too often");
+}
