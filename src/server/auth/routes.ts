@@ -196,8 +196,10 @@ async function subjectOf(
   const discovery = await discover(gateway);
   if (tokens.idToken) {
     let verifier = verifiers.get(gateway);
-    if (!verifier)
-      verifiers.set(gateway, (verifier = new IdTokenVerifier(gateway.config.idpTimeoutMs ?? 5000)));
+    if (!verifier) {
+      verifier = new IdTokenVerifier(gateway.config.idpTimeoutMs ?? 5000);
+      verifiers.set(gateway, verifier);
+    }
     let payload: JWTPayload;
     try {
       payload = await idp(() =>
