@@ -47,7 +47,7 @@ afterAll(async () => {
 const owner = "fuzz-owner";
 const team = await k.create(owner, "team", "fuzz fixture team");
 await k.addMember(owner, team.id, "fuzz-member", "writer");
-const board = await k.create(owner, "board", "fuzz fixture board");
+const board = await k.create(owner, "project", "fuzz fixture project"); // members-only: nothing the fuzzer may join
 const fuzzer = await k.h("fuzz-user");
 const fixture = () => ({
   resources: k.sqlite.query("SELECT * FROM resources WHERE owner_id = ? ORDER BY id").all(owner),
