@@ -7,7 +7,7 @@ import type { Gateway } from "../gateway.ts";
 import { ApiError } from "../http/errors.ts";
 import { NO_CONTROL } from "../http/patterns.ts";
 import { type Principal, resolvePrincipal } from "../http/principal.ts";
-import { checkFields, cleanName } from "../http/text.ts";
+import { checkFields, cleanName, cleanQuery } from "../http/text.ts";
 import { canSee, isOwner, requesterSeesDetails, rosterAccess } from "./access.ts";
 import { notFound } from "./service.ts";
 import { browseItem, encodeCursor, parseCursor, parseLimit, requestedView, resourceView } from "./views.ts";
@@ -84,7 +84,7 @@ export function resourceRoutes(gateway: Gateway) {
           const rows = store.browse({
             appId: principal.appId,
             type: query.type,
-            query: query.query || undefined,
+            query: cleanQuery(query.query),
             limit: limit + 1,
             after,
           });
@@ -97,7 +97,7 @@ export function resourceRoutes(gateway: Gateway) {
         {
           query: t.Object({
             type: t.Optional(Type),
-            query: t.Optional(t.String({ maxLength: 200 })),
+            query: t.Optional(t.String({ maxLength: 1000 })),
             limit: t.Optional(t.String({ maxLength: 12 })),
             cursor: t.Optional(t.String({ maxLength: 200 })),
           }),
