@@ -1,6 +1,7 @@
 /**
- * The /v1/resources endpoints of the seed's resource table. Thin: authenticate (cookie + CSRF, or
- * bearer; then the app's budget), validate with TypeBox, call the service, shape the view.
+ * The /v1/resources endpoints. Thin: authenticate (cookie + CSRF, or bearer; then the app's budget and
+ * the user's share of it), check every string field's text, validate with TypeBox, ask the access
+ * rules (access.ts) or call the service, shape the view.
  */
 import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
