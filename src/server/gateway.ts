@@ -4,7 +4,7 @@
  */
 import { AdminQueries } from "./admin/queries.ts";
 import { Budgets } from "./apps/budgets.ts";
-import { activeDeployments, deployApp, resealDeployments } from "./apps/deploy.ts";
+import { deployApp, resealDeployments, restoreDeployments } from "./apps/deploy.ts";
 import type { AppRegistry } from "./apps/registry.ts";
 import { consentCookieName } from "./auth/consent-binding.ts";
 import { loadKeyring } from "./auth/key-file.ts";
@@ -89,19 +89,10 @@ export async function createGateway({
   const seam = new DataSeam(storage.sqlite, apps);
   const membership = new MembershipService(storage, resourceStore, apps, seam);
   // Deploy what the apps file declares; restore apps deployed through the admin API since.
-  const declared = new Set(apps.all.map((app) => app.id));
   const resealedConfigs = await resealDeployments(storage, sealer);
   if (resealedConfigs > 0)
     log("info", "re-sealed deployed client secrets with the current key", { deployments: resealedConfigs });
-  for (const { app, unopened } of await activeDeployments(storage, sealer)) {
-    if (declared.has(app.id)) continue;
-    if (unopened.length > 0)
-      log("warn", "a deployed client secret opens with no key of the ring", {
-        appId: app.id,
-        clients: unopened,
-      });
-    apps.replaceApp(app);
-  }
+  await restoreDeployments(storage, sealer, apps, log);
   for (const app of apps.all) await deployApp(storage, resourceStore, apps, app, sealer);
   const sessions = new SessionService({
     store,

@@ -147,3 +147,81 @@ describe("a deploy body the apps file would refuse", () => {
     expect(await allowed("http://127.0.0.1:5106")).toBe(false);
   });
 });
+
+describe("a deploy refused for what it would let a browser or a user do", () => {
+  const app = (patch: Record<string, unknown>) => ({ ...FILE.apps[1]!, ...patch });
+  const client = (patch: Record<string, unknown>) =>
+    app({ clients: [{ clientId: "second-web", redirectUris: ["http://127.0.0.1:5102/cb"], ...patch }] });
+
+  test.each([
+    [
+      "a javascript: redirect URI",
+      client({ redirectUris: ["javascript:alert(document.cookie)"] }),
+      "javascript:",
+    ],
+    ["a data: redirect URI", client({ redirectUris: ["data:text/html,<script>1</script>"] }), "data:"],
+    ["a file: redirect URI", client({ redirectUris: ["file:///etc/passwd"] }), "file:"],
+    ["a vbscript: redirect URI", client({ redirectUris: ["vbscript:msgbox(1)"] }), "vbscript:"],
+    ["a blob: redirect URI", client({ redirectUris: ["blob:https://a.example/1"] }), "blob:"],
+    ["an origin with a path", client({ origins: ["https://a.example/app"] }), "https://a.example/app"],
+    ["the origin null", client({ origins: ["null"] }), '"null"'],
+    ["a custom-scheme origin", client({ origins: ["com.example.app:"] }), "com.example.app:"],
+    [
+      "a static of type _app",
+      app({ statics: [{ type: "_app", slug: "_app", name: "x", visibility: "discoverable" }] }),
+      "_app",
+    ],
+    [
+      "a static of another built-in type",
+      app({ statics: [{ type: "_feed", slug: "s", name: "x" }] }),
+      "_feed",
+    ],
+    ["a type beginning with _", app({ types: { _feed: {} } }), "_feed"],
+    ["types._app made visible", app({ types: { _app: { visibility: "discoverable" } } }), "_app"],
+    ["types._app made unreserved", app({ types: { _app: { reserved: false } } }), "_app"],
+  ])("%s is 400 invalid_request naming it, and changes nothing", async (_label, body, named) => {
+    const before = counts();
+    const appResource = gw.gateway.storage.sqlite
+      .query("SELECT * FROM resources WHERE app_id = 'second' AND type = '_app'")
+      .get();
+    const result = await deploy("second", body);
+    expect(result.status).toBe(400);
+    expect(Object.keys(result.body).sort()).toEqual(["code", "error"]);
+    expect(result.body.code).toBe("invalid_request");
+    expect(result.body.error).toContain(named);
+    expect(counts()).toEqual(before);
+    expect(
+      gw.gateway.storage.sqlite
+        .query("SELECT * FROM resources WHERE app_id = 'second' AND type = '_app'")
+        .get(),
+    ).toEqual(appResource);
+    expect(gw.gateway.apps.app("second")).toEqual(FILE.apps[1]!);
+    expect(gw.gateway.apps.isAllowedOrigin("null")).toBe(false);
+  });
+
+  test("an origin that is not written as the browser sends it is refused with the form to use", async () => {
+    const before = counts();
+    const result = await deploy("second", client({ origins: ["https://App.example:443"] }));
+    expect(result.status).toBe(400);
+    expect(result.body.code).toBe("invalid_request");
+    expect(result.body.error).toContain('write it as "https://app.example"');
+    expect(counts()).toEqual(before);
+  });
+
+  test("types._app may set defaultRole and grantCeiling; a custom-scheme redirect URI is fine", async () => {
+    const result = await deploy(
+      "second",
+      app({
+        clients: [
+          { clientId: "second-web", redirectUris: ["http://127.0.0.1:5102/cb", "com.example.app:/cb"] },
+        ],
+        types: {
+          _app: { defaultRole: "reader", grantCeiling: "writer", visibility: "members", reserved: true },
+        },
+      }),
+    );
+    expect(result.status).toBe(200);
+    expect(await allowed("http://127.0.0.1:5102")).toBe(true);
+    expect(await allowed("null")).toBe(false);
+  });
+});

@@ -94,13 +94,13 @@ describe("one user takes only a share of the app's budget", () => {
       {
         id: "metered",
         clients: [{ clientId: "metered-web", redirectUris: ["http://localhost/cb"] }],
-        budget: { requestsPerMinute: 8 },
+        budget: { requestsPerMinute: 8, userShare: 0.25 },
         types: { team: {} },
       },
     ],
   };
 
-  test("past a quarter of the budget a user gets 429 while others still get through", async () => {
+  test("past a userShare of a quarter a user gets 429 while others still get through", async () => {
     const b = await makeKit(APPS);
     kits.push(b);
     await b.users("share-hog", "share-other");

@@ -4,14 +4,14 @@
  * windows in memory; the next call gets 429 `budget_exceeded` with Retry-After. Under the userinfo
  * fallback the client is unknown and budgets are not enforced.
  *
- * One principal may take only a share of its app's budget (`budget.userShare`, default a quarter, at
+ * One principal may take only a share of its app's budget (`budget.userShare`, default a tenth, at
  * least one call): otherwise a single user, or a single stolen token, could spend the whole minute's
  * budget and lock every other user of the app out. A refused call is not charged to the app.
  */
 import { ApiError } from "../http/errors.ts";
 import type { AppRegistry } from "./registry.ts";
 
-export const DEFAULT_USER_SHARE = 0.25;
+export const DEFAULT_USER_SHARE = 0.1;
 
 interface Window {
   start: number;
@@ -20,9 +20,13 @@ interface Window {
   users: Map<string, number>;
 }
 
-/** How many calls of an app's minute one principal may make. */
+/**
+ * How many calls of an app's minute one principal may make: `ceil(requestsPerMinute * userShare)`, at
+ * least one. The product is rounded to 12 significant digits first: in binary floating point
+ * 100 * 0.07 is 7.000000000000001, which must not round up to 8.
+ */
 export function userAllowance(requestsPerMinute: number, userShare = DEFAULT_USER_SHARE): number {
-  return Math.max(1, Math.ceil(requestsPerMinute * userShare));
+  return Math.max(1, Math.ceil(Number((requestsPerMinute * userShare).toPrecision(12))));
 }
 
 export class Budgets {

@@ -8,10 +8,11 @@ import { keyIdOf } from "../auth/seal.ts";
 import type { Storage } from "../db/open.ts";
 import { deployments } from "../db/schema.ts";
 import { appendEvent } from "../events/log.ts";
+import type { Logger } from "../lib/log.ts";
 import type { ResourceStore } from "../resources/store.ts";
 import { visibilityPair } from "../resources/views.ts";
 import type { AppDef } from "./model.ts";
-import { APP_RESOURCE_TYPE, type AppRegistry } from "./registry.ts";
+import { APP_RESOURCE_TYPE, type AppRegistry, AppsFileError, validateDeploy } from "./registry.ts";
 import { openConfig, type SecretSealer, sameConfig, sealConfig, sealingKeysOf } from "./sealed-config.ts";
 
 export interface Deployment {
@@ -113,6 +114,42 @@ export async function activeDeployments(
   const newest = new Map<string, string>();
   for (const row of rows) if (!newest.has(row.appId)) newest.set(row.appId, row.config);
   return Promise.all([...newest.values()].map((config) => openConfig(config, sealer)));
+}
+
+/**
+ * Puts the apps deployed through the admin API since back in force at start-up (an app the apps file
+ * declares keeps the file's version). Each recorded configuration is checked again with the apps
+ * file's rules, among the apps already in force: one recorded by an older version that today's rules
+ * refuse (a static of a built-in type, a `javascript:` redirect URI, a client id another app now owns)
+ * is not restored, so a stored deployment can never bypass validation; the operator deploys it again.
+ */
+export async function restoreDeployments(
+  storage: Storage,
+  sealer: SecretSealer,
+  registry: AppRegistry,
+  log: Logger,
+): Promise<void> {
+  const declared = new Set(registry.all.map((app) => app.id));
+  for (const { app, unopened } of await activeDeployments(storage, sealer)) {
+    if (declared.has(app.id)) continue;
+    let checked: AppDef;
+    try {
+      checked = validateDeploy(registry, app.id, app);
+    } catch (error) {
+      if (!(error instanceof AppsFileError)) throw error;
+      log("warn", "a recorded deployment is refused by the current rules and not restored: deploy it again", {
+        appId: app.id,
+        reason: error.message,
+      });
+      continue;
+    }
+    if (unopened.length > 0)
+      log("warn", "a deployed client secret opens with no key of the ring", {
+        appId: app.id,
+        clients: unopened,
+      });
+    registry.replaceApp(checked);
+  }
 }
 
 /**

@@ -38,7 +38,7 @@ export const AppModel = T.Object(
       T.Object(
         {
           requestsPerMinute: T.Integer({ minimum: 1 }),
-          /** The part of the app's minute one principal may take: (0, 1], default 0.25. */
+          /** The part of the app's minute one principal may take: (0, 1], default 0.1 (at least one call). */
           userShare: T.Optional(T.Number({ exclusiveMinimum: 0, maximum: 1 })),
         },
         { additionalProperties: false },

@@ -67,12 +67,17 @@ function checkRedirectUri(source: string, uri: string): void {
     throw new AppsFileError(`${source}: redirect URI "${uri}" uses the ${protocol} scheme, which is refused`);
 }
 
-/** A client's extra CORS origin is an http(s) origin exactly: scheme, host and port, no path. */
+/**
+ * A client's extra CORS origin is an http(s) origin exactly as a browser sends it: scheme, host and
+ * port, no path (the allow-list compares strings, so `https://App.example:443` would never match).
+ */
 function checkOrigin(source: string, origin: string): void {
-  if (webOrigin(origin) !== origin)
-    throw new AppsFileError(
-      `${source}: origin "${origin}" must be an http(s) origin like https://app.example.com`,
-    );
+  const sent = webOrigin(origin);
+  if (sent === origin) return;
+  const hint = sent && !new URL(origin).pathname.replace(/^\/$/, "") ? `: write it as "${sent}"` : "";
+  throw new AppsFileError(
+    `${source}: origin "${origin}" must be an http(s) origin like https://app.example.com, with no path${hint}`,
+  );
 }
 
 /**

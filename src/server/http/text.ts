@@ -1,8 +1,9 @@
 /**
  * Text the API stores or matches never carries invisible or look-alike tricks: no control characters
  * (Cc), no format characters (Cf: bidi overrides such as U+202E, zero-width spaces such as U+200B, the
- * BOM), and no lone surrogates (JSON can carry "\ud800"; it is not text). Names are normalized to NFC
- * and their 200-character limit counts characters (code points), not UTF-16 units.
+ * BOM), and no lone surrogates (JSON can carry "\ud800"; it is not text). Names, and browse queries
+ * (which match names), are normalized to NFC and their 200-character limit counts characters (code
+ * points), not UTF-16 units.
  *
  * In names (and browse queries, which match names) the zero-width joiner and non-joiner (U+200D,
  * U+200C) are allowed between two visible characters: emoji sequences and several scripts need them.
@@ -52,6 +53,19 @@ export function cleanName(raw: string): string {
   if (length < 1 || length > NAME_MAX_CHARACTERS)
     throw errors.invalidRequest("name", `must be 1-${NAME_MAX_CHARACTERS} characters after trimming`);
   return name;
+}
+
+/**
+ * A browse query as names are stored: NFC (so a decomposed "e\u0301" finds a composed "é"), at most as
+ * many characters as a name, counted the same way. Its characters are checked with the name rule by
+ * `checkFields`. Empty means no query.
+ */
+export function cleanQuery(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  const query = raw.normalize("NFC");
+  if ([...query].length > NAME_MAX_CHARACTERS)
+    throw errors.invalidRequest("query", `must be at most ${NAME_MAX_CHARACTERS} characters`);
+  return query;
 }
 
 export interface FieldRules {

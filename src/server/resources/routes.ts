@@ -1,13 +1,14 @@
 /**
- * The /v1/resources endpoints of the seed's resource table. Thin: authenticate (cookie + CSRF, or
- * bearer; then the app's budget), validate with TypeBox, call the service, shape the view.
+ * The /v1/resources endpoints. Thin: authenticate (cookie + CSRF, or bearer; then the app's budget and
+ * the user's share of it), check every string field's text, validate with TypeBox, ask the access
+ * rules (access.ts) or call the service, shape the view.
  */
 import { Elysia, t } from "elysia";
 import type { Gateway } from "../gateway.ts";
 import { ApiError } from "../http/errors.ts";
 import { NO_CONTROL } from "../http/patterns.ts";
 import { type Principal, resolvePrincipal } from "../http/principal.ts";
-import { checkFields, cleanName } from "../http/text.ts";
+import { checkFields, cleanName, cleanQuery } from "../http/text.ts";
 import { canSee, isOwner, requesterSeesDetails, rosterAccess } from "./access.ts";
 import { notFound } from "./service.ts";
 import { browseItem, encodeCursor, parseCursor, parseLimit, requestedView, resourceView } from "./views.ts";
@@ -84,7 +85,7 @@ export function resourceRoutes(gateway: Gateway) {
           const rows = store.browse({
             appId: principal.appId,
             type: query.type,
-            query: query.query || undefined,
+            query: cleanQuery(query.query),
             limit: limit + 1,
             after,
           });
@@ -97,7 +98,7 @@ export function resourceRoutes(gateway: Gateway) {
         {
           query: t.Object({
             type: t.Optional(Type),
-            query: t.Optional(t.String({ maxLength: 200 })),
+            query: t.Optional(t.String({ maxLength: 1000 })),
             limit: t.Optional(t.String({ maxLength: 12 })),
             cursor: t.Optional(t.String({ maxLength: 200 })),
           }),

@@ -152,7 +152,7 @@ export class MembershipService {
       const actor = this.store.getMembership(resourceId, principal.userId);
       if (trigger.kind === "delete" && resource.type === "_app")
         throw refusal("app_resource_undeletable", 403);
-      // Request and join answer for resources the caller cannot see (seed: members-only join is 403),
+      // Request and join answer for resources the caller cannot see (a members-only join is 403),
       // and a pending requester may always withdraw (leave).
       const exempt =
         trigger.kind === "request" ||

@@ -1,8 +1,9 @@
 /**
- * Every membership and lifecycle transition of the seed's tables (and the decisions) as one
- * pure function: (resource, trigger, actor, target) → the change to make, or a typed refusal. It reads
- * no clock and no database: `service.ts` loads the rows inside the write transaction, asks here, and
- * applies the answer in that same transaction, so two racing requests cannot both pass a check.
+ * Every membership and lifecycle transition of a resource (invite, request, accept, reject, join,
+ * auto-join, setRole, remove, leave, delete) as one pure function: (resource, trigger, actor, target)
+ * → the change to make, or a typed refusal. It reads no clock and no database: `service.ts` loads the
+ * rows inside the write transaction, asks here, and applies the answer in that same transaction, so
+ * two racing requests cannot both pass a check.
  */
 import { canActOn, canGrant, type GrantableRole, isAdmin, isGrantableRole, type Role } from "./roles.ts";
 

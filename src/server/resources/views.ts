@@ -1,6 +1,6 @@
 /**
- * The shapes clients see (seed "Resources and their fields"). The owner principal and deployment
- * internals (`seq`, `app_id`, `owner_id`, `slug`) never appear in a view.
+ * The shapes clients see: a resource view, a pending requester's view, a browse item. The owner
+ * principal and deployment internals (`seq`, `app_id`, `owner_id`, `slug`) never appear in a view.
  */
 import { errors } from "../http/errors.ts";
 import type { BrowseItem, RequestedView, ResourceView } from "./model.ts";
