@@ -1,5 +1,5 @@
 /**
- * The shapes the API answers with (seed "Resources and their fields"). They are the TypeBox models the
+ * The shapes the API answers with (resource view, browse item, member entry). They are the TypeBox models the
  * server shapes its views with (src/server/resources/model.ts), imported as types only, so the SDK
  * bundle carries no schema library.
  */

@@ -1,5 +1,5 @@
 /**
- * decide() against the seed's "States and transitions" tables and our decisions: readable rows for each
+ * decide() against the membership and lifecycle transition tables (README) and our decisions: readable rows for each
  * line of the spec, then the whole matrix (trigger × actor × target × resource facts × role argument)
  * checked against properties the specification states (never above the ceiling, the owner never
  * removed or demoted, a pending membership never active without its accept, …), not against a second
@@ -57,7 +57,7 @@ const MEMBERS_ONLY = { isPublic: false };
 const APP = { isAppResource: true, isPublic: false };
 
 // ---------------------------------------------------------------------------------------------------
-// Readable rows: one per line of the seed's tables and our decisions, then the code's choices.
+// Readable rows: one per line of the transition tables and our decisions, then the code's choices.
 // ---------------------------------------------------------------------------------------------------
 type Row = [
   name: string,

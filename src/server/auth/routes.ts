@@ -1,6 +1,7 @@
 /**
- * The /auth endpoints of the seed's auth table (except consent, in consent-routes.ts). Thin: parse,
- * call the session service or the provider client, shape the answer. Tokens never appear in a body.
+ * The /auth endpoints: authorize, token, refresh, logout, session and the Kratos flow proxy (consent
+ * is in consent-routes.ts). Thin: parse, call the session service or the provider client, shape the
+ * answer. Tokens never appear in a body.
  */
 import { Elysia, t } from "elysia";
 import type { JWTPayload } from "jose";

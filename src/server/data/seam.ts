@@ -4,7 +4,7 @@
  * resource-owned copies that `retain` makes. Every function that changes something runs inside the
  * caller's write transaction, so a write and its auto-join, or a leave and its policy, commit together.
  *
- * onMemberRemove, per shared table (seed "onMemberRemove policy"):
+ * onMemberRemove, per shared table:
  *   remove (default)  the member's links are dropped; their originals are untouched
  *   hide              links are soft-hidden and come back if the member rejoins
  *   retain            the linked rows are copied into resource ownership, independent from then on
