@@ -153,7 +153,7 @@ const rows: Array<[...Row, Decision]> = [
   ["choice: invite role null is treated as absent", { defaultRole: "reader" }, { kind: "invite", role: null, pendingInvitesOfActor: 0 }, active("admin"), undefined, allow({ kind: "add", state: "invited", role: "reader" })],
 ];
 
-describe("decide: rows from the seed and our decisions", () => {
+describe("decide: rows from the transition tables and our decisions", () => {
   for (const [name, over, trigger, actor, target, want] of rows) {
     test(name, () => {
       expect(decide(facts(over), trigger, actor, target)).toEqual(want);
