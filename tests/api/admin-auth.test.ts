@@ -69,10 +69,10 @@ async function start(env: Record<string, string>): Promise<RunningGateway> {
 
 beforeAll(async () => {
   [withToken, disabled] = await Promise.all([start({ ADMIN_TOKEN: TOKEN }), start({})]);
-});
+}, 60_000);
 afterAll(async () => {
   await Promise.all([withToken.stop(), disabled.stop()]);
-});
+}, 30_000);
 
 async function call(
   gw: RunningGateway,

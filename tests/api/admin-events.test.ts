@@ -146,11 +146,11 @@ beforeAll(async () => {
     expect(token.status).toBe(200);
     cookies[user] = browser.cookieHeader(stack.url);
   }
-});
+}, 60_000);
 afterAll(async () => {
   for (const stream of open) await stream.close();
   await stack.stop();
-});
+}, 30_000);
 
 describe("GET /admin/v1/events", () => {
   test("an invite through the public API arrives within 2 s with id = the event row id and its fields", async () => {

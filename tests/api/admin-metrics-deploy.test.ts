@@ -80,10 +80,10 @@ beforeAll(async () => {
   }
   const resolved = await stack.running.gateway.sessions.resolve(cookies.olivia!);
   accessToken = resolved!.cookie.at;
-});
+}, 60_000);
 afterAll(async () => {
   await stack.stop();
-});
+}, 30_000);
 
 describe("GET /metrics", () => {
   test("counts the requests made, by method, route pattern (:id, never a raw id) and status", async () => {

@@ -64,10 +64,10 @@ beforeAll(async () => {
     log: () => {},
   });
   await deployBulk(120); // 120 statics + `_app` of bulk + `_app` of test
-});
+}, 60_000);
 afterAll(async () => {
   await gw.stop();
-});
+}, 30_000);
 
 describe("limit", () => {
   test("1 and 100 are honoured; above 100 is treated as 100", async () => {

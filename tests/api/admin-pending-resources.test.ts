@@ -125,10 +125,10 @@ beforeAll(async () => {
     expect(token.status).toBe(200);
     cookies[user] = browser.cookieHeader(stack.url);
   }
-});
+}, 60_000);
 afterAll(async () => {
   await stack.stop();
-});
+}, 30_000);
 
 describe("GET /admin/v1/pending", () => {
   test("shows invites and requests with resourceName, role, invitedBy; state= filters; pages walk", async () => {

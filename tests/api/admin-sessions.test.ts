@@ -130,10 +130,10 @@ beforeAll(async () => {
   await login("alice", SECRET_CLIENT_ID);
   await login("bob");
   await login("carol");
-});
+}, 60_000);
 afterAll(async () => {
   await stack.stop();
-});
+}, 30_000);
 
 describe("GET /admin/v1/sessions", () => {
   test("lists exactly the live sessions, with the contract's fields as ISO strings", async () => {

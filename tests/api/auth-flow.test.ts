@@ -16,7 +16,7 @@ import {
 let stack: Stack;
 beforeAll(async () => {
   stack = await startStack();
-});
+}, 60_000);
 afterAll(() => stack.stop());
 
 describe("browser flow", () => {

@@ -21,7 +21,7 @@ import {
 let stack: Stack;
 beforeAll(async () => {
   stack = await startStack();
-});
+}, 60_000);
 afterAll(() => stack.stop());
 
 const refresh = (browser: Browser, cookie?: string) =>

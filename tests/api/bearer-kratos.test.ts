@@ -9,7 +9,7 @@ import { CLIENT_ID, CSRF, type Stack, signIn, startStack } from "../helpers/stac
 let stack: Stack;
 beforeAll(async () => {
   stack = await startStack();
-});
+}, 60_000);
 afterAll(() => stack.stop());
 
 async function tokensOf(s: Stack, username: string) {

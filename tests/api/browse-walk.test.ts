@@ -111,7 +111,7 @@ beforeAll(async () => {
     }
   }
   initial = created.reverse();
-});
+}, 60_000);
 afterAll(() => running.stop());
 
 async function page(

@@ -43,7 +43,7 @@ beforeAll(async () => {
     log: () => {},
   });
   url = running.publicUrl;
-});
+}, 60_000);
 afterAll(() => running.stop());
 
 /** Headers carrying a real sealed session cookie for `userId` (what POST /auth/token would set). */

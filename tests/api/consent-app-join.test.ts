@@ -9,7 +9,7 @@ import { CLIENT_ID, SECRET_CLIENT_ID, type Stack, signIn, startStack } from "../
 let stack: Stack;
 beforeAll(async () => {
   stack = await startStack();
-});
+}, 60_000);
 afterAll(() => stack.stop());
 
 const sqlite = () => stack.running.gateway.storage.sqlite;

@@ -11,7 +11,7 @@ import { CSRF, codeFrom, openConsent, pkce, reachConsent, type Stack, startStack
 let stack: Stack;
 beforeAll(async () => {
   stack = await startStack();
-});
+}, 60_000);
 afterAll(() => stack.stop());
 
 const sqlite = () => stack.running.gateway.storage.sqlite;

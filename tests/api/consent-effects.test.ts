@@ -12,7 +12,7 @@ import { consentFlow, type Stack, startStack } from "../helpers/stack.ts";
 let stack: Stack;
 beforeAll(async () => {
   stack = await startStack({ config: { writeWaitMs: 300 } });
-});
+}, 60_000);
 afterAll(() => stack.stop());
 
 const sqlite = () => stack.running.gateway.storage.sqlite;

@@ -25,7 +25,7 @@ beforeAll(async () => {
       },
     },
   });
-});
+}, 60_000);
 afterAll(() => stack.stop());
 
 const welcomeRows = (userId: string) =>

@@ -27,7 +27,7 @@ beforeAll(async () => {
   );
   cookie = `sg_session=${sealed}`;
   teamId = ((await (await write()).json()) as { id: string }).id;
-});
+}, 60_000);
 afterAll(() => gw.stop());
 
 const headers = () => ({ cookie, "x-service-csrf": "1", "content-type": "application/json" });

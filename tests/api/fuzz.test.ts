@@ -43,7 +43,7 @@ const k = await makeKit(TEST_APPS, {
 afterAll(async () => {
   k.gw.gateway.close();
   await idp.stop();
-});
+}, 30_000);
 const owner = "fuzz-owner";
 const team = await k.create(owner, "team", "fuzz fixture team");
 await k.addMember(owner, team.id, "fuzz-member", "writer");

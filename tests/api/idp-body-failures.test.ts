@@ -53,13 +53,13 @@ beforeAll(async () => {
   fake = await startFakeIdp(behave);
   gw = await gatewayOn(true);
   userinfoGw = await gatewayOn(false);
-});
+}, 60_000);
 
 afterAll(async () => {
   await gw.stop();
   await userinfoGw.stop();
   await fake.stop();
-});
+}, 30_000);
 
 async function sessionCookie(): Promise<string> {
   const { sealed } = await gw.gateway.sessions.start(

@@ -32,13 +32,13 @@ beforeAll(async () => {
   // These tests ask the provider more than the per-address burst allows, on purpose.
   for (const gw of [introspectGw, userinfoGw])
     gw.gateway.tokenChecks = new TokenCheckLimiter({ burst: 1000, perSecond: 1000, addresses: 10 });
-});
+}, 60_000);
 
 afterAll(async () => {
   await introspectGw.stop();
   await userinfoGw.stop();
   await fake.stop();
-});
+}, 30_000);
 
 const me = (gw: RunningGateway, token: string) =>
   fetch(`${gw.publicUrl}/v1/me`, { headers: { authorization: `Bearer ${token}` } });

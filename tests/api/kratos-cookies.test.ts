@@ -35,11 +35,11 @@ const KRATOS_URL = `http://127.0.0.1:${kratos.port}`;
 let stack: Stack;
 beforeAll(async () => {
   stack = await startStack({ env: { KRATOS_PUBLIC_URL: KRATOS_URL } });
-});
+}, 60_000);
 afterAll(async () => {
   await stack.stop();
   kratos.stop(true);
-});
+}, 30_000);
 
 const names = (setCookies: string[]) => setCookies.map((c) => c.slice(0, c.indexOf("=")));
 

@@ -39,7 +39,7 @@ beforeEach(async () => {
 afterAll(async () => {
   for (const gw of running) await gw.stop();
   fake?.stop();
-});
+}, 30_000);
 
 async function gateway(env: Record<string, string> = {}) {
   const gw = await startGateway({

@@ -11,7 +11,7 @@ import { CSRF, introspect, type Stack, signIn, startStack } from "../helpers/sta
 let stack: Stack;
 beforeAll(async () => {
   stack = await startStack();
-});
+}, 60_000);
 afterAll(() => stack.stop());
 
 async function login(user: string, target = stack) {

@@ -22,7 +22,7 @@ beforeAll(async () => {
   await k.post(OWNER, `/v1/resources/${team}/invite`, { userId: "bi-inv" });
   await k.post("bi-ask", `/v1/resources/${team}/request`);
   await k.users("bi-x");
-});
+}, 60_000);
 
 /** Asserts a 4xx with exactly `{error, code}` (and the code when given). */
 function expect4xx(reply: Reply, code?: string, status?: number): void {

@@ -30,10 +30,10 @@ beforeAll(async () => {
     apps: TEST_APPS,
     log: () => {},
   });
-});
+}, 60_000);
 afterAll(async () => {
   await running.stop();
-});
+}, 30_000);
 
 async function cookieFor(userId: string): Promise<string> {
   let cookie = cookies.get(userId);

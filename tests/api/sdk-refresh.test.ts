@@ -10,7 +10,7 @@ import { type Stack, signIn, startStack } from "../helpers/stack.ts";
 let stack: Stack;
 beforeAll(async () => {
   stack = await startStack({ accessTokenTtlSeconds: 2 });
-});
+}, 60_000);
 afterAll(() => stack.stop());
 
 /** A browser-mode client whose fetch goes through the test browser's cookie jar. */

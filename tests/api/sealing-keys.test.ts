@@ -32,7 +32,7 @@ const mode = (path: string) => statSync(path).mode & 0o777;
 let stack: Stack;
 beforeAll(async () => {
   stack = await startStack();
-});
+}, 60_000);
 afterAll(() => stack.stop());
 
 async function login(user: string) {

@@ -49,7 +49,7 @@ beforeAll(async () => {
   });
   url = running.publicUrl;
   adminUrl = running.adminUrl;
-});
+}, 60_000);
 afterAll(() => running.stop());
 
 async function session(userId: string): Promise<Record<string, string>> {

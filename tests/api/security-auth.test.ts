@@ -24,7 +24,7 @@ const GRACE_MS = 400;
 let stack: Stack;
 beforeAll(async () => {
   stack = await startStack({ rotationGraceMs: GRACE_MS });
-});
+}, 60_000);
 afterAll(() => stack.stop());
 
 async function login(user: string) {

@@ -44,7 +44,7 @@ beforeAll(() => {
 afterAll(async () => {
   for (const running of gateways) await running.stop();
   provider.stop(true);
-});
+}, 30_000);
 
 async function gatewayWith(apps: AppsFile | undefined) {
   const issuer = `http://127.0.0.1:${provider.port}`;

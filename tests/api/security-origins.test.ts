@@ -19,7 +19,7 @@ import {
 let stack: Stack;
 beforeAll(async () => {
   stack = await startStack({ otherApp: true });
-});
+}, 60_000);
 afterAll(() => stack.stop());
 
 async function login(user: string, clientId?: string) {

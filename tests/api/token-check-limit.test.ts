@@ -27,12 +27,12 @@ function behave(_method: string, path: string): Behaviour {
 beforeAll(async () => {
   fake = await startFakeIdp(behave);
   gw = await gatewayOnFake(fake);
-});
+}, 60_000);
 
 afterAll(async () => {
   await gw.stop();
   await fake.stop();
-});
+}, 30_000);
 
 const me = (token: string) =>
   fetch(`${gw.publicUrl}/v1/me`, { headers: { authorization: `Bearer ${token}` } });

@@ -13,11 +13,11 @@ let other: RunningGateway;
 beforeAll(async () => {
   stack = await startStack();
   other = await stack.another();
-});
+}, 60_000);
 afterAll(async () => {
   await other.stop();
   await stack.stop();
-});
+}, 30_000);
 
 async function cookieFor(user: string): Promise<string> {
   const { sealed } = await stack.running.gateway.sessions.start(

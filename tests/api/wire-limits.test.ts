@@ -22,10 +22,10 @@ beforeAll(async () => {
     ADMIN_TOKEN: ADMIN,
   });
   running = await startGateway({ config: { ...config, bodyTimeoutMs: 400 }, log: () => {} });
-});
+}, 60_000);
 afterAll(async () => {
   await running.stop();
-});
+}, 30_000);
 
 const listeners = () => [
   ["public", running.publicUrl, "/healthz"],

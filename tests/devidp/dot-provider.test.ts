@@ -13,11 +13,11 @@ const redirectUri = `http://127.0.0.1:${freePort()}/callback`;
 
 beforeAll(async () => {
   dot = await startDotProvider({ redirectUris: [redirectUri] });
-});
+}, 60_000);
 
 afterAll(async () => {
   await dot?.stop();
-});
+}, 30_000);
 
 const b64url = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");
 const basic = (id: string, secret: string) => `Basic ${btoa(`${id}:${secret}`)}`;

@@ -38,12 +38,12 @@ beforeAll(async () => {
     adminApiKey: ADMIN_KEY,
     quiet: true,
   });
-});
+}, 60_000);
 
 afterAll(async () => {
   await idp.stop();
   app.stop(true);
-});
+}, 30_000);
 
 const b64url = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");
 const admin = { authorization: `Bearer ${ADMIN_KEY}` };

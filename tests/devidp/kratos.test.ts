@@ -12,7 +12,7 @@ beforeAll(async () => {
     consentUrl: "http://127.0.0.1:9/auth/consent",
     quiet: true,
   });
-});
+}, 60_000);
 
 afterAll(() => idp.stop());
 

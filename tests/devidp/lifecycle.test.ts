@@ -15,7 +15,7 @@ beforeAll(async () => {
     accessTokenTtlSeconds: 1,
     quiet: true,
   });
-});
+}, 60_000);
 
 afterAll(() => idp.stop());
 

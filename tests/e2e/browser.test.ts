@@ -13,11 +13,11 @@ let context: BrowserContext;
 beforeAll(async () => {
   stack = await startDemoStack();
   context = await launchBrowser();
-});
+}, 60_000);
 afterAll(async () => {
   await context?.close();
   await stack?.stop();
-});
+}, 30_000);
 
 describe("the demo app in Chromium", () => {
   test("sign in, see the user, create a resource, sign out; tokens stay out of page reach", async () => {

@@ -71,7 +71,7 @@ beforeAll(async () => {
 afterAll(() => {
   for (const child of children) child.kill(9);
   local?.close();
-});
+}, 60_000);
 
 async function cookie(user: string): Promise<Record<string, string>> {
   const { sealed } = await local.sessions.start(

@@ -40,12 +40,12 @@ beforeAll(async () => {
     log: () => {},
   });
   context = await launchBrowser();
-});
+}, 60_000);
 afterAll(async () => {
   await context?.close();
   await gateway?.stop();
   await idp?.stop();
-});
+}, 30_000);
 
 test("the landing page signs in and out under its CSP", async () => {
   const page = await context.newPage();

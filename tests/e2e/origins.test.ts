@@ -73,13 +73,13 @@ beforeAll(async () => {
     body: JSON.stringify({ type: "team", name: "A's private team" }),
   });
   teamId = ((await created.json()) as { id: string }).id;
-});
+}, 60_000);
 afterAll(async () => {
   await context?.close();
   await gateway?.stop();
   appA?.stop(true);
   appB?.stop(true);
-});
+}, 30_000);
 
 /** Runs the three calls from a page; each is "read:<body>" or "blocked:<error name>". */
 function attempt(p: Page) {

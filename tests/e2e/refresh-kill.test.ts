@@ -55,11 +55,11 @@ beforeAll(async () => {
     COOKIE_SECURE: "false",
   };
   await serve();
-});
+}, 60_000);
 afterAll(async () => {
   child?.kill(9);
   await idp?.stop();
-});
+}, 30_000);
 
 test("kill -9 inside the grace: the new process answers the previous cookie with the current session", async () => {
   const stack = { url, idp, redirectUri: `${url}/callback` } as unknown as Stack;

@@ -36,7 +36,7 @@ afterAll(async () => {
   if (hasTmux) tmux("kill-server");
   await restarted?.stop();
   await stack?.stop().catch(() => {});
-});
+}, 30_000);
 
 describe.skipIf(!hasTmux)("the TUI in tmux against a real gateway", () => {
   test("a sign-in appears live, revoke signs the cookie out, disconnect and recovery, q exits 0", async () => {

@@ -29,7 +29,7 @@ beforeAll(async () => {
     },
   );
   for (const user of ["alice", "bob", "carol"]) cookies[user] = (await sessionFor(gw, user, "web")).cookie!;
-});
+}, 60_000);
 
 /** A browser client for `user`: the cookie jar is simulated by adding the user's cookie to each call. */
 function clientFor(user: string | null) {
