@@ -84,7 +84,13 @@ function port(env: Env, name: string, fallback: number): number {
   return Number(raw);
 }
 
+/** A base URL (paths are appended to it): a trailing slash is dropped. */
 function url(env: Env, name: string): string | undefined {
+  return endpoint(env, name)?.replace(/\/+$/, "");
+}
+
+/** An endpoint's URL, used exactly as given: "…/revoke_token/" and "…/revoke_token" may differ. */
+function endpoint(env: Env, name: string): string | undefined {
   const raw = text(env, name);
   if (raw === undefined) return undefined;
   let parsed: URL;
@@ -96,7 +102,7 @@ function url(env: Env, name: string): string | undefined {
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     throw new ConfigError(name, `must be an absolute http(s) URL, got "${raw}"`);
   }
-  return raw.replace(/\/+$/, "");
+  return raw;
 }
 
 function seconds(env: Env, name: string, fallback: number): number {
@@ -180,8 +186,8 @@ export function loadConfig(env: Env = process.env): Config {
     idpAdminUrl: url(env, "IDP_ADMIN_URL") ?? oidcIssuer,
     idpAdminApiKey: text(env, "IDP_ADMIN_API_KEY"),
     kratosPublicUrl: url(env, "KRATOS_PUBLIC_URL"),
-    idpRevocationUrl: url(env, "IDP_REVOCATION_URL"),
-    idpIntrospectionUrl: url(env, "IDP_INTROSPECTION_URL"),
+    idpRevocationUrl: endpoint(env, "IDP_REVOCATION_URL"),
+    idpIntrospectionUrl: endpoint(env, "IDP_INTROSPECTION_URL"),
     idpIntrospectionClient: introspectionClient(env),
     idpConsentApi: oneOf(env, "IDP_CONSENT_API", ["hydra", "none"] as const, "hydra"),
     welcomeCreditMicros: usdToMicros(env, "WELCOME_CREDIT_USD", 5),

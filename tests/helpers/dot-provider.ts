@@ -6,6 +6,7 @@
 //   const { code } = await signInAtProvider(new Browser(), authorizeUrl, "alice", "alice-password");
 //   await dot.rotateKey();   // new RS256 key: new kid in the JWKS, new ID tokens signed with it
 //   await dot.calls();       // { paths: {"POST /o/token/": 3, …}, token: {refresh_token: 1, …} }
+//   await dot.grants("alice"); // [{ client_id, revoked, access_token }] as the provider stores them
 //   await dot.stop();
 //
 // DOT quirks worth knowing (details in tests/devidp/dot-provider.test.ts):
@@ -55,6 +56,14 @@ export interface DotCalls {
   token: Record<string, number>;
 }
 
+export interface DotRefreshToken {
+  client_id: string;
+  /** Revoked: by the revocation endpoint, or by rotation once used. */
+  revoked: boolean;
+  /** The access token issued with it is still stored (revocation deletes it). */
+  access_token: boolean;
+}
+
 export interface DotProvider {
   /** `${url}/o`, exactly as the discovery document and the ID tokens' `iss` say. */
   issuer: string;
@@ -87,6 +96,8 @@ export interface DotProvider {
   rotateKey(options?: { dropOld?: boolean }): Promise<{ kid: string; inactive: string[] }>;
   /** Requests served so far; `reset` zeroes the counters after reading them. */
   calls(options?: { reset?: boolean }): Promise<DotCalls>;
+  /** The user's refresh tokens as the provider stores them (oldest first). */
+  grants(username: string): Promise<DotRefreshToken[]>;
   stop(): Promise<void>;
 }
 
@@ -227,6 +238,11 @@ export async function startDotProvider(options: DotProviderOptions = {}): Promis
       const response = await fetch(`${url}/test/calls`, { method: read.reset ? "POST" : "GET" });
       if (!response.ok) throw new Error(`calls: ${response.status}`);
       return (await response.json()) as DotCalls;
+    },
+    async grants(username) {
+      const response = await fetch(`${url}/test/grants?username=${encodeURIComponent(username)}`);
+      if (!response.ok) throw new Error(`grants: ${response.status}`);
+      return ((await response.json()) as { refresh_tokens: DotRefreshToken[] }).refresh_tokens;
     },
     stop,
   };

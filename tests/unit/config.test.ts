@@ -25,6 +25,15 @@ describe("configuration", () => {
     expect(config.idpAdminUrl).toBe("https://auth.example.com");
   });
 
+  test("endpoint URLs are kept exactly, trailing slash included (DOT's /o/revoke_token/ is not /o/revoke_token)", () => {
+    const config = loadConfig({
+      IDP_REVOCATION_URL: "https://auth.example.com/o/revoke_token/",
+      IDP_INTROSPECTION_URL: "https://auth.example.com/o/introspect/",
+    });
+    expect(config.idpRevocationUrl).toBe("https://auth.example.com/o/revoke_token/");
+    expect(config.idpIntrospectionUrl).toBe("https://auth.example.com/o/introspect/");
+  });
+
   test("WELCOME_CREDIT_USD is a decimal in micro-dollars", () => {
     expect(loadConfig({ WELCOME_CREDIT_USD: "2.5" }).welcomeCreditMicros).toBe(2_500_000);
     expect(loadConfig({ WELCOME_CREDIT_USD: "0" }).welcomeCreditMicros).toBe(0);
