@@ -39,7 +39,7 @@ const freePort = () => {
 
 // 1. The seeded database, plus the bench user as a member of the 50-member resource.
 const dbPath = join(dir, "gateway.db");
-const seeded = seedResources({ path: dbPath, appId: APP });
+const seeded = await seedResources({ path: dbPath, appId: APP });
 console.log(`seeded 100,000 resources and 1,000,000 memberships in ${seeded.seconds.toFixed(1)} s`);
 const raw = new Database(dbPath);
 raw.run(

@@ -10,13 +10,13 @@
  * produce the same database. Resources are generated in `created_at` order, so `seq`, `created_at` and the
  * UUIDv7 `id` all grow together, as they would in production.
  *
- * Speed: `openStorage` creates + migrates, then the load runs in one BEGIN IMMEDIATE transaction per table
+ * Speed: `openSqlite` creates + migrates, then the load runs in one BEGIN IMMEDIATE transaction per table
  * with multi-row prepared INSERTs, durability and foreign keys off, the FTS insert trigger and the
  * `members_user` index dropped (rebuilt afterwards from their own `sqlite_master` SQL, so they are exactly
  * the migration's), then every PRAGMA is put back and the WAL is checkpointed.
  */
 import type { Database } from "bun:sqlite";
-import { openStorage } from "../src/server/db/open.ts";
+import { openSqlite } from "../src/server/db/sqlite.ts";
 
 export interface SeedOptions {
   path: string;
@@ -152,7 +152,7 @@ function schemaSql(sqlite: Database, type: string, name: string): string {
   return row.sql;
 }
 
-export function seedResources(options: SeedOptions): SeedResult {
+export async function seedResources(options: SeedOptions): Promise<SeedResult> {
   const started = performance.now();
   const appId = options.appId;
   const R = options.resources ?? 100_000;
@@ -274,7 +274,7 @@ export function seedResources(options: SeedOptions): SeedResult {
   const users = [...new Set(sampleMemberships.map((p) => p.userId))];
 
   // ---- Load. ----
-  const storage = openStorage(options.path);
+  const storage = openSqlite(options.path);
   const { sqlite } = storage;
   try {
     const pragma = (name: string) => Object.values(sqlite.query(`PRAGMA ${name}`).get() as object)[0];
@@ -374,7 +374,7 @@ export function seedResources(options: SeedOptions): SeedResult {
     }
     sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   } finally {
-    storage.close();
+    await storage.close();
   }
 
   return {
@@ -394,7 +394,7 @@ if (import.meta.main) {
     process.exit(2);
   }
   const options: SeedOptions = { path, appId: process.argv[3] ?? "bench" };
-  const result = seedResources(options);
+  const result = await seedResources(options);
   const mb = (Bun.file(path).size / 1e6).toFixed(1);
   console.log(
     `seeded ${(options.resources ?? 100_000).toLocaleString("en")} resources + ` +

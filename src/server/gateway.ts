@@ -16,6 +16,7 @@ import { SessionService } from "./auth/sessions.ts";
 import type { Config } from "./config.ts";
 import { DataSeam } from "./data/seam.ts";
 import { openStorage, type Storage } from "./db/open.ts";
+import type { TransactionOptions } from "./db/sql.ts";
 import { gatewayCookieMatcher } from "./http/gateway-cookies.ts";
 import { Metrics } from "./http/metrics.ts";
 import { TokenCheckLimiter } from "./http/token-checks.ts";
@@ -32,7 +33,7 @@ import { ResourceStore } from "./resources/store.ts";
  * whatever it does or throws, consent succeeds.
  */
 export interface ConsentHooks {
-  joinAppResource(subject: string, clientId: string): void | Promise<void>;
+  joinAppResource(subject: string, clientId: string, options?: TransactionOptions): void | Promise<void>;
 }
 
 export interface Gateway {
@@ -56,7 +57,7 @@ export interface Gateway {
   metrics: Metrics;
   log: Logger;
   startedAt: number;
-  close(): void;
+  close(): Promise<void>;
 }
 
 export interface CreateGatewayOptions {
@@ -72,7 +73,7 @@ export async function createGateway({
   log = createLogger(),
   consentHooks,
 }: CreateGatewayOptions): Promise<Gateway> {
-  const storage = openStorage(config.databasePath, { writeWaitMs: config.writeWaitMs });
+  const storage = await openStorage(config.databasePath, { writeWaitMs: config.writeWaitMs });
   const sealer = new CookieSealer(await sealingKeys(config, storage, log));
   const hydra = new HydraClient({
     issuer: config.oidcIssuer,
@@ -86,7 +87,7 @@ export async function createGateway({
   const store = new SessionStore(storage);
   const cookieName = config.cookieSecure ? "__Host-sg_session" : "sg_session";
   const resourceStore = new ResourceStore(storage);
-  const seam = new DataSeam(storage.sqlite, apps);
+  const seam = new DataSeam(storage, apps);
   const membership = new MembershipService(storage, resourceStore, apps, seam);
   // Deploy what the apps file declares; restore apps deployed through the admin API since.
   const resealedConfigs = await resealDeployments(storage, sealer);
@@ -130,21 +131,21 @@ export async function createGateway({
     sealer,
     sessions,
     consentHooks: consentHooks ?? {
-      joinAppResource: (subject, clientId) => {
-        membership.joinAppResource(apps.appFor(clientId).id, subject);
+      joinAppResource: async (subject, clientId, options) => {
+        await membership.joinAppResource(apps.appFor(clientId).id, subject, options);
       },
     },
     membership,
     seam,
     budgets: new Budgets(apps),
-    queries: new AdminQueries(storage.sqlite),
+    queries: new AdminQueries(storage),
     metrics: new Metrics(),
     log,
     startedAt: Date.now(),
-    close() {
+    async close() {
       clearInterval(purge);
-      store.flushTouches();
-      storage.close();
+      await store.flushTouches();
+      await storage.close();
     },
   };
 }
@@ -158,11 +159,11 @@ export async function createGateway({
 async function sealingKeys(config: Config, storage: Storage, log: Logger): Promise<Keyring> {
   const ring = await loadKeyring(config);
   if (ring.created) log("info", "created the session key file", { path: config.sessionKeyFile });
-  const legacy = legacySecret(storage);
+  const legacy = await legacySecret(storage);
   if (legacy === undefined) return ring;
   const keyFile = config.sessionSecret === undefined ? config.sessionKeyFile : undefined;
   if (keyFile !== undefined) keepAsPreviousKey(keyFile, legacy);
-  eraseLegacySecret(storage);
+  await eraseLegacySecret(storage);
   log("warn", "moved a session secret out of the database", {
     keptIn: keyFile ?? "memory, until this start-up re-sealed the refresh tokens",
   });

@@ -40,11 +40,13 @@ export async function runKeys(config: Config, argv: string[], print = console.lo
     return 0;
   }
   const ring = await keyringFrom(secrets, keyFile ? `key file ${keyFile}` : "SESSION_SECRET");
-  const storage = openStorage(config.databasePath);
+  const storage = await openStorage(config.databasePath);
   const counts = new Map(
-    new SessionStore(storage).liveByCookieKey().map((row) => [row.keyId, row.sessions] as const),
+    (await new SessionStore(storage).liveByCookieKey()).map(
+      (row) => [row.keyId, Number(row.sessions)] as const,
+    ),
   );
-  storage.close();
+  await storage.close();
   const ids = [ring.current.id, ...ring.previous.map((key) => key.id)];
   if (command === "status") {
     print(`keys from ${ring.source}`);

@@ -55,7 +55,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === "migrate") {
     const config = loadConfig();
-    openStorage(config.databasePath).close();
+    await (await openStorage(config.databasePath)).close();
     console.log(`gateway: database ${config.databasePath} is migrated`);
     return 0;
   }

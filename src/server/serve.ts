@@ -46,7 +46,7 @@ export async function startGateway({
   try {
     await checkProvider(gateway.hydra, gateway.log);
   } catch (error) {
-    gateway.close();
+    await gateway.close();
     throw error;
   }
   // Bun's own limit is only a backstop (it answers 413 with no body): the 64 KiB limit with its JSON
@@ -77,7 +77,7 @@ export async function startGateway({
     adminUrl: `http://${config.adminHost}:${adminServer.port}`,
     async stop() {
       await Promise.all(servers.map((server) => server.stop(true)));
-      gateway.close();
+      await gateway.close();
     },
     async shutdown(drainMs) {
       const inFlight = tracked.count;
@@ -85,7 +85,7 @@ export async function startGateway({
       closeEventStreams();
       const drained = await Promise.race([graceful.then(() => true), Bun.sleep(drainMs).then(() => false)]);
       if (!drained) await Promise.all(servers.map((server) => server.stop(true)));
-      gateway.close();
+      await gateway.close();
       return { drained, inFlight };
     },
   };

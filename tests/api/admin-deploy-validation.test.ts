@@ -9,6 +9,7 @@ import { join } from "node:path";
 import type { AppsFile } from "../../src/server/apps/model.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
+import { sql } from "../helpers/db.ts";
 import { tempDir } from "../helpers/stack.ts";
 
 const ADMIN = { authorization: "Bearer test-admin-token", "content-type": "application/json" };
@@ -54,12 +55,10 @@ async function deploy(id: string, body: unknown) {
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
-const counts = () =>
-  gw.gateway.storage.sqlite
-    .query(
-      "SELECT (SELECT count(*) FROM deployments) AS deployments, (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM resources) AS resources",
-    )
-    .get() as { deployments: number; events: number; resources: number };
+const counts = async () =>
+  (await sql(gw.gateway.storage).get(
+    "SELECT (SELECT count(*) FROM deployments) AS deployments, (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM resources) AS resources",
+  )) as { deployments: number; events: number; resources: number };
 /** The CORS preflight answers for registered origins only: a window on the apps in force. */
 async function allowed(origin: string): Promise<boolean> {
   const res = await fetch(`${gw.publicUrl}/auth/refresh`, {
@@ -87,23 +86,23 @@ async function expectRefusedCleanly(result: { status: number; body: Record<strin
 
 describe("a deploy body the apps file would refuse", () => {
   test("an unknown field is 400 invalid_request, not silently dropped", async () => {
-    const before = counts();
+    const before = await counts();
     const result = await deploy("third", {
       ...FILE.apps[2]!,
       statcs: [{ type: "feed", slug: "x", name: "X" }],
     });
     await expectRefusedCleanly(result);
-    expect(counts()).toEqual(before);
+    expect(await counts()).toEqual(before);
   });
 
   test("a redirect URI that is not an absolute URL is 400 and leaves the apps in force untouched", async () => {
-    const before = counts();
+    const before = await counts();
     const result = await deploy("second", {
       id: "second",
       clients: [{ clientId: "second-web", redirectUris: ["not a url"] }],
     });
     await expectRefusedCleanly(result);
-    expect(counts()).toEqual(before);
+    expect(await counts()).toEqual(before);
     for (const origin of ORIGINS)
       expect({ origin, allowed: await allowed(origin) }).toEqual({ origin, allowed: true });
     // The registry is intact: the next valid deploy succeeds.
@@ -116,7 +115,7 @@ describe("a deploy body the apps file would refuse", () => {
   });
 
   test("a new app with an invalid URI is 400: no deployment, no `_app` resource", async () => {
-    const before = counts();
+    const before = await counts();
     const result = await deploy("broken", {
       id: "broken",
       clients: [
@@ -124,7 +123,7 @@ describe("a deploy body the apps file would refuse", () => {
       ],
     });
     await expectRefusedCleanly(result);
-    expect(counts()).toEqual(before);
+    expect(await counts()).toEqual(before);
     expect(await appsInForce()).not.toContain("broken");
     // Nothing recorded that would stop the gateway from starting again on the same database.
     await gw.stop();
@@ -135,14 +134,14 @@ describe("a deploy body the apps file would refuse", () => {
   });
 
   test("a client id that another app owns is refused (the file refuses a client appearing twice)", async () => {
-    const before = counts();
+    const before = await counts();
     const result = await deploy("thief", {
       id: "thief",
       clients: [{ clientId: "first-web", redirectUris: ["http://127.0.0.1:5106/cb"] }],
     });
     expect(result.status).toBeGreaterThanOrEqual(400);
     expect(result.status).toBeLessThan(500);
-    expect(counts()).toEqual(before);
+    expect(await counts()).toEqual(before);
     expect(gw.gateway.apps.lookupClient("first-web")?.app.id).toBe("first");
     expect(await allowed("http://127.0.0.1:5106")).toBe(false);
   });
@@ -180,32 +179,30 @@ describe("a deploy refused for what it would let a browser or a user do", () => 
     ["types._app made visible", app({ types: { _app: { visibility: "discoverable" } } }), "_app"],
     ["types._app made unreserved", app({ types: { _app: { reserved: false } } }), "_app"],
   ])("%s is 400 invalid_request naming it, and changes nothing", async (_label, body, named) => {
-    const before = counts();
-    const appResource = gw.gateway.storage.sqlite
-      .query("SELECT * FROM resources WHERE app_id = 'second' AND type = '_app'")
-      .get();
+    const before = await counts();
+    const appResource = await sql(gw.gateway.storage).get(
+      "SELECT * FROM resources WHERE app_id = 'second' AND type = '_app'",
+    );
     const result = await deploy("second", body);
     expect(result.status).toBe(400);
     expect(Object.keys(result.body).sort()).toEqual(["code", "error"]);
     expect(result.body.code).toBe("invalid_request");
     expect(result.body.error).toContain(named);
-    expect(counts()).toEqual(before);
+    expect(await counts()).toEqual(before);
     expect(
-      gw.gateway.storage.sqlite
-        .query("SELECT * FROM resources WHERE app_id = 'second' AND type = '_app'")
-        .get(),
+      await sql(gw.gateway.storage).get("SELECT * FROM resources WHERE app_id = 'second' AND type = '_app'"),
     ).toEqual(appResource);
     expect(gw.gateway.apps.app("second")).toEqual(FILE.apps[1]!);
     expect(gw.gateway.apps.isAllowedOrigin("null")).toBe(false);
   });
 
   test("an origin that is not written as the browser sends it is refused with the form to use", async () => {
-    const before = counts();
+    const before = await counts();
     const result = await deploy("second", client({ origins: ["https://App.example:443"] }));
     expect(result.status).toBe(400);
     expect(result.body.code).toBe("invalid_request");
     expect(result.body.error).toContain('write it as "https://app.example"');
-    expect(counts()).toEqual(before);
+    expect(await counts()).toEqual(before);
   });
 
   test("types._app may set defaultRole and grantCeiling; a custom-scheme redirect URI is fine", async () => {

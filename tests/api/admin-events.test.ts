@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { HEARTBEAT_MS } from "../../src/server/admin/events-stream.ts";
 import { Browser } from "../helpers/browser.ts";
+import { sql } from "../helpers/db.ts";
 import {
   CLIENT_ID,
   CLIENT_SECRET,
@@ -120,11 +121,12 @@ async function ok(user: string, path: string, body?: unknown) {
 }
 const newTeam = async (name: string) =>
   (await ok("olivia", "/v1/resources", { type: "team", name })).id as string;
-const rowsAfter = (id: number) =>
-  stack.running.gateway.storage.sqlite
-    .query("SELECT id, type, user_id AS userId FROM events WHERE id > ? ORDER BY id")
-    .all(id) as Array<{ id: number; type: string; userId: string | null }>;
-const lastId = () => stack.running.gateway.queries.lastEventId();
+const rowsAfter = async (id: number) =>
+  (await sql(stack.running.gateway.storage).all(
+    "SELECT id, type, user_id AS userId FROM events WHERE id > ? ORDER BY id",
+    id,
+  )) as Array<{ id: number; type: string; userId: string | null }>;
+const lastId = async () => stack.running.gateway.queries.lastEventId();
 
 beforeAll(async () => {
   stack = await startStack();
@@ -155,7 +157,7 @@ afterAll(async () => {
 describe("GET /admin/v1/events", () => {
   test("an invite through the public API arrives within 2 s with id = the event row id and its fields", async () => {
     const team = await newTeam("Stream Team");
-    const history = lastId();
+    const history = await lastId();
     expect(history).toBeGreaterThan(3); // deploy, consents, the creation: all before the stream
     const stream = await Stream.open();
     expect(stream.response.headers.get("content-type")).toStartWith("text/event-stream");
@@ -172,7 +174,7 @@ describe("GET /admin/v1/events", () => {
     await ok("olivia", `/v1/resources/${team}/invite`, { userId: "bob", role: "reader" });
     const [event] = await stream.waitFor(1, 2000);
     expect(performance.now() - sent).toBeLessThan(2000);
-    const row = rowsAfter(history);
+    const row = await rowsAfter(history);
     expect(row.map((r) => r.type)).toEqual(["member.invited"]);
     expect(stream.events[0]!.id).toBe(String(row[0]!.id));
     expect(stream.raw).toContain(`\nid: ${row[0]!.id}\n`);
@@ -222,7 +224,7 @@ describe("GET /admin/v1/events", () => {
       headers: ADMIN,
     });
     expect(cancel.status).toBe(200);
-    const missed = rowsAfter(Number(lastSeen));
+    const missed = await rowsAfter(Number(lastSeen));
     expect(missed.map((r) => [r.type, r.userId])).toEqual([
       ["member.accepted", "bob"],
       ["member.invited", "carol"],
@@ -253,7 +255,7 @@ describe("GET /admin/v1/events", () => {
   });
 
   test("Last-Event-ID: 0 replays the whole audit log in order; an invalid one means new events only", async () => {
-    const all = rowsAfter(0);
+    const all = await rowsAfter(0);
     const replay = await Stream.open("0");
     const got = await replay.waitFor(all.length);
     expect(got.map((e) => [e.id, e.type])).toEqual(all.map((r) => [r.id, r.type]));

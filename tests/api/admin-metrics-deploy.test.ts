@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Browser } from "../helpers/browser.ts";
+import { sql } from "../helpers/db.ts";
 import {
   CLIENT_ID,
   CLIENT_SECRET,
@@ -216,7 +217,7 @@ describe("GET /metrics", () => {
 describe("POST /admin/v1/apps/:id/deploy", () => {
   const feed = { type: "feed", slug: "global", name: "Global feed", visibility: "discoverable" };
   const staticFeed = () => as("olivia", "/v1/resources/static?type=feed&slug=global");
-  const lastEvent = () => stack.running.gateway.queries.lastEventId();
+  const lastEvent = async () => stack.running.gateway.queries.lastEventId();
 
   test("a changed static is reconciled; the same JSON again returns the same deployment and changes nothing", async () => {
     expect((await staticFeed()).status).toBe(404);
@@ -249,12 +250,12 @@ describe("POST /admin/v1/apps/:id/deploy", () => {
 
     // Members are never deleted by a deploy.
     expect((await as("bob", `/v1/resources/${staticId}/join`, { method: "POST" })).status).toBe(200);
-    const events = lastEvent();
+    const events = await lastEvent();
     const resources = (await admin<{ resources: number }>("/admin/v1/overview")).resources;
 
     const again = await deploy("test", body);
     expect(again).toEqual(first);
-    expect(lastEvent()).toBe(events);
+    expect(await lastEvent()).toBe(events);
     expect((await admin<{ resources: number }>("/admin/v1/overview")).resources).toBe(resources);
     expect(shown.body.memberCount).toBe(0);
     expect((await staticFeed()).body).toEqual({ ...shown.body, memberCount: 1 }); // bob, nothing else
@@ -270,14 +271,15 @@ describe("POST /admin/v1/apps/:id/deploy", () => {
       `/admin/v1/resources/${staticId}/members`,
     );
     expect(roster.members.map((m) => [m.userId, m.state])).toEqual([["bob", "active"]]);
-    const types = stack.running.gateway.storage.sqlite
-      .query("SELECT type FROM events WHERE id > ? ORDER BY id")
-      .all(events) as Array<{ type: string }>;
+    const types = (await sql(stack.running.gateway.storage).all(
+      "SELECT type FROM events WHERE id > ? ORDER BY id",
+      events,
+    )) as Array<{ type: string }>;
     expect(types.map((t) => t.type)).toEqual(["app.deployed", "resource.updated"]);
   });
 
   test("a body whose id differs from the path is 400 and deploys nothing; so is an invalid body", async () => {
-    const events = lastEvent();
+    const events = await lastEvent();
     const mismatch = await deploy("test", { ...app(), id: "elsewhere" });
     expect(mismatch.status).toBe(400);
     expect(mismatch.body).toMatchObject({ code: "invalid_request", error: expect.any(String) });
@@ -287,7 +289,7 @@ describe("POST /admin/v1/apps/:id/deploy", () => {
     const badVisibility = await deploy("test", app({ statics: [{ ...feed, visibility: "secret" }] }));
     expect(badVisibility.status).toBe(400);
     expect((await deploy("test", "{nope")).body.code).toBe("invalid_json");
-    expect(lastEvent()).toBe(events);
+    expect(await lastEvent()).toBe(events);
     const apps = await admin<{ resources: Array<{ appId: string }> }>("/admin/v1/resources?type=_app");
     expect(apps.resources.map((r) => r.appId)).toEqual(["test"]);
     // The app still works as deployed before.

@@ -5,6 +5,7 @@
  */
 import { afterAll, expect, test } from "bun:test";
 import { buildAdminApp } from "../../src/server/app.ts";
+import { sqliteOf } from "../helpers/db.ts";
 import { inProcess, sessionFor } from "../helpers/in-process.ts";
 
 const gw = await inProcess({ ADMIN_TOKEN: "admin-token" });
@@ -14,7 +15,7 @@ await sessionFor(gw, "alice");
 await sessionFor(gw, "bob");
 
 const snapshot = () => {
-  const sqlite = gw.gateway.storage.sqlite;
+  const sqlite = sqliteOf(gw.gateway.storage);
   return ["sessions", "resources", "members", "events"].map(
     (table) => (sqlite.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n,
   );

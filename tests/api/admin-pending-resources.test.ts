@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Browser } from "../helpers/browser.ts";
+import { sql } from "../helpers/db.ts";
 import {
   CLIENT_ID,
   CLIENT_SECRET,
@@ -93,12 +94,12 @@ const pendingOn = async (ids: string[], query = "") =>
   ).body.pending.filter((p) => ids.includes(p.resourceId));
 const roster = async (id: string) =>
   (await admin<{ members: Member[] }>(`/admin/v1/resources/${id}/members`)).body;
-const events = (type: string, resourceId: string) =>
-  stack.running.gateway.storage.sqlite
-    .query(
-      "SELECT type, actor, resource_id AS resourceId, user_id AS userId, data FROM events WHERE type = ? AND resource_id = ?",
-    )
-    .all(type, resourceId);
+const events = async (type: string, resourceId: string) =>
+  await sql(stack.running.gateway.storage).all(
+    "SELECT type, actor, resource_id AS resourceId, user_id AS userId, data FROM events WHERE type = ? AND resource_id = ?",
+    type,
+    resourceId,
+  );
 
 beforeAll(async () => {
   stack = await startStack();
@@ -223,7 +224,7 @@ describe("DELETE /admin/v1/pending/:resourceId/:userId", () => {
     expect((await admin<{ pending: { invited: number } }>("/admin/v1/overview")).body.pending.invited).toBe(
       before - 1,
     );
-    expect(events("member.cancelled", team)).toEqual([
+    expect(await events("member.cancelled", team)).toEqual([
       {
         type: "member.cancelled",
         actor: "admin",
@@ -249,7 +250,7 @@ describe("DELETE /admin/v1/pending/:resourceId/:userId", () => {
       "/v1/resources?state=requested",
     );
     expect(carolRequested.body.resources.map((r) => r.id)).not.toContain(album);
-    expect(events("member.cancelled", album)).toEqual([
+    expect(await events("member.cancelled", album)).toEqual([
       expect.objectContaining({
         actor: "admin",
         userId: "carol",

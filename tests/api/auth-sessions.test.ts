@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Browser } from "../helpers/browser.ts";
+import { sql } from "../helpers/db.ts";
 import {
   authorizeUrl,
   CLIENT_ID,
@@ -95,7 +96,7 @@ describe("refresh", () => {
     expect(await res.json()).toMatchObject({ code: "unauthenticated" });
     expect(res.headers.getSetCookie().some((c) => c.startsWith("sg_session=; Max-Age=0"))).toBe(true);
     expect(await report(cookie)).toEqual({ authenticated: false });
-    const row = stack.running.gateway.store.get(found!.row.id);
+    const row = await stack.running.gateway.store.fresh(found!.row.id);
     expect(row?.endReason).toBe("refresh_invalid");
   });
 
@@ -121,13 +122,14 @@ describe("cookies and sessions", () => {
     const { browser } = await signIn(stack, "rowcheck");
     const cookie = browser.cookieHeader(stack.url);
     const found = await stack.running.gateway.sessions.resolve(cookie);
-    const raw = stack.running.gateway.storage.sqlite
-      .query("select * from sessions where id = ?")
-      .get(found!.row.id) as Record<string, unknown>;
+    const raw = (await sql(stack.running.gateway.storage).get(
+      "select * from sessions where id = ?",
+      found!.row.id,
+    )) as Record<string, unknown>;
     expect(raw).toMatchObject({ user_id: "rowcheck", client_id: CLIENT_ID, ended_at: null });
     expect(JSON.stringify(raw)).not.toContain(found!.cookie.at);
     expect(JSON.stringify(raw)).not.toContain(found!.cookie.rt!);
-    stack.running.gateway.sessions.end(found!.row.id, "operator", "admin");
+    await stack.running.gateway.sessions.end(found!.row.id, "operator", "admin");
     expect(await report(cookie)).toEqual({ authenticated: false });
     expect((await fetch(`${stack.url}/v1/me`, { headers: { cookie } })).status).toBe(401);
   });

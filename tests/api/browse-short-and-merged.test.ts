@@ -25,10 +25,10 @@ afterAll(() => k.gw.gateway.close());
 const store = k.gw.gateway.membership.store;
 const T0 = Date.UTC(2020, 0, 1);
 /** Inserts discoverable albums of app `cp` with chosen creation times (as the service would store them). */
-function seed(rows: Array<[name: string, createdAt: number]>): void {
-  k.gw.gateway.storage.sqlite.transaction(() => {
+function seed(rows: Array<[name: string, createdAt: number]>): Promise<void> {
+  return k.gw.gateway.storage.transaction(async (tx) => {
     for (const [name, createdAt] of rows)
-      store.insertResource({
+      await store.insertResource(tx, {
         id: crypto.randomUUID(),
         appId: "cp",
         type: "album",
@@ -41,7 +41,7 @@ function seed(rows: Array<[name: string, createdAt: number]>): void {
         memberCount: 1,
         createdAt,
       });
-  })();
+  });
 }
 
 const names = (reply: Json) => {
@@ -56,7 +56,7 @@ const browse = (query: string, extra = "") =>
 const UPPER = "\u1C90\u1C91\u1C92";
 const LOWER = "\u10D0\u10D1\u10D2";
 
-seed([
+await seed([
   ["x😀ay party", T0 - 10],
   ["plain party", T0 - 9],
   [`${LOWER} deep`, T0],

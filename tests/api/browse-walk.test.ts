@@ -9,6 +9,7 @@ import type { AppsFile } from "../../src/server/apps/model.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import type { Principal } from "../../src/server/http/principal.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
+import { sql } from "../helpers/db.ts";
 import { freePort, tempDir } from "../helpers/stack.ts";
 
 const APP = "walk";
@@ -94,17 +95,17 @@ beforeAll(async () => {
     const type = i % 4 === 0 ? "poster" : "album";
     // Every 7th name carries the term in mixed case; a few carry LIKE metacharacters.
     const name = i % 7 === 0 ? `Item ${i} ${TERM} x` : i % 50 === 1 ? `Sale 50%_off ${i}` : `Item ${i}`;
-    const row = membership.createResource(seed(`owner-${i % 13}`, APP), { type, name });
+    const row = await membership.createResource(seed(`owner-${i % 13}`, APP), { type, name });
     created.push({ id: row.id, type, name });
     // Noise that browse must never show: members-only, unlisted, another app.
     if (i % 100 === 0) {
-      membership.createResource(seed("noise", APP), { type: "team", name: `Item hidden ${TERM} ${i}` });
-      membership.createResource(seed("noise", APP), {
+      await membership.createResource(seed("noise", APP), { type: "team", name: `Item hidden ${TERM} ${i}` });
+      await membership.createResource(seed("noise", APP), {
         type: "album",
         name: `Item unlisted ${TERM} ${i}`,
         visibility: "unlisted",
       });
-      membership.createResource(seed("noise", "elsewhere"), {
+      await membership.createResource(seed("noise", "elsewhere"), {
         type: "album",
         name: `Item other ${TERM} ${i}`,
       });
@@ -187,9 +188,10 @@ describe("browse walk over 1,000 discoverable resources with a concurrent writer
   test("with a name query (case-insensitive substring): only matching rows, none repeated or skipped", async () => {
     const before = new Set(
       (
-        running.gateway.storage.sqlite
-          .query("SELECT id FROM resources WHERE app_id = ? AND discoverable = 1")
-          .all(APP) as Array<{ id: string }>
+        (await sql(running.gateway.storage).all(
+          "SELECT id FROM resources WHERE app_id = ? AND discoverable = 1",
+          APP,
+        )) as Array<{ id: string }>
       ).map((r) => r.id),
     );
     const { seen } = await walk({ query: "needle" }, 37);
@@ -257,10 +259,10 @@ describe("browse walk over 1,000 discoverable resources with a concurrent writer
   });
 
   test("the name query is case-insensitive beyond ASCII, for short (LIKE) and long (FTS) queries alike", async () => {
-    const id = running.gateway.membership.createResource(
+    const { id } = await running.gateway.membership.createResource(
       { userId: "umlaut", clientId: CLIENT, appId: APP, via: "cookie" },
       { type: "album", name: "Über Écoles" },
-    ).id;
+    );
     for (const query of ["über", "ÜBER", "Üb", "üb", "ü", "éc", "ÉC", "écoles"]) {
       const found = (await page({ query })).resources.map((r) => r.id);
       if (!found.includes(id)) throw new Error(`query ${JSON.stringify(query)} did not find "Über Écoles"`);

@@ -40,16 +40,14 @@ describe("the default user share is a tenth of the app's budget", () => {
       200,
     );
     expect((await b.get("hog", "/v1/resources", "metered-web")).status).toBe(200);
-    const before = b.snapshot();
+    const before = await b.snapshot();
     const refused = await b.post("hog", "/v1/resources", { type: "team", name: "two" }, "metered-web");
     expectError(refused, 429, "budget_exceeded");
     expect(refused.body.error).toContain("Your share of this app's budget (2 of 20");
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(60);
-    expect(b.snapshot()).toEqual(before);
-    const names = b.sqlite
-      .query("SELECT name FROM resources WHERE app_id = 'metered' AND type = 'team'")
-      .all();
+    expect(await b.snapshot()).toEqual(before);
+    const names = await b.db.all("SELECT name FROM resources WHERE app_id = 'metered' AND type = 'team'");
     expect(names).toEqual([{ name: "one" }]);
     // Refused calls are not charged to the app: 2 of 20 spent, the neighbour's share is whole.
     for (let i = 0; i < 10; i++) await b.get("hog", "/v1/resources", "metered-web");

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { AppsFile } from "../../src/server/apps/model.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
+import { sql, sqliteOf } from "../helpers/db.ts";
 import { freePort, tempDir } from "../helpers/stack.ts";
 
 const APP = "conc";
@@ -90,14 +91,17 @@ async function create(headers: Record<string, string>, type: string, name: strin
 }
 
 const one = <T>(sql: string, ...params: Array<string | number>): T =>
-  running.gateway.storage.sqlite.query(sql).get(...params) as T;
+  sqliteOf(running.gateway.storage)
+    .query(sql)
+    .get(...params) as T;
 const count = (sql: string, ...params: Array<string | number>) => one<{ n: number }>(sql, ...params).n;
 
 /** The invariants that must hold for any resource at rest. */
-function expectConsistent(resourceId: string, ownerId: string) {
-  const owners = running.gateway.storage.sqlite
-    .query("SELECT user_id AS userId FROM members WHERE resource_id = ? AND role = 'owner'")
-    .all(resourceId) as Array<{ userId: string }>;
+async function expectConsistent(resourceId: string, ownerId: string) {
+  const owners = (await sql(running.gateway.storage).all(
+    "SELECT user_id AS userId FROM members WHERE resource_id = ? AND role = 'owner'",
+    resourceId,
+  )) as Array<{ userId: string }>;
   expect(owners).toEqual([{ userId: ownerId }]);
   expect(
     count(
@@ -193,7 +197,7 @@ describe("pending-invite cap under 60 simultaneous invites", () => {
         APP,
       ),
     ).toBe(50);
-    for (const id of resources) expectConsistent(id, "cap-admin");
+    for (const id of resources) await expectConsistent(id, "cap-admin");
   });
 });
 
@@ -209,11 +213,12 @@ describe("100 simultaneous joins of one discoverable resource", () => {
     const view = await call(owner, "GET", `/v1/resources/${id}`);
     expect(view.status).toBe(200);
     expect(view.body.memberCount).toBe(101);
-    expect(expectConsistent(id, "join-owner")).toBe(101);
+    expect(await expectConsistent(id, "join-owner")).toBe(101);
     expect(events(id, "member.joined")).toBe(100);
-    const roles = running.gateway.storage.sqlite
-      .query("SELECT role, count(*) AS n FROM members WHERE resource_id = ? GROUP BY role ORDER BY role")
-      .all(id);
+    const roles = await sql(running.gateway.storage).all(
+      "SELECT role, count(*) AS n FROM members WHERE resource_id = ? GROUP BY role ORDER BY role",
+      id,
+    );
     expect(roles).toEqual([
       { role: "owner", n: 1 },
       { role: "writer", n: 100 },
@@ -263,7 +268,7 @@ describe("join and leave storms", () => {
     expect(ownerSnapshots.length).toBeGreaterThan(0);
     expect(new Set(ownerSnapshots)).toEqual(new Set([1]));
 
-    expect(expectConsistent(id, "storm-owner")).toBe(2); // the owner + storm-repeat
+    expect(await expectConsistent(id, "storm-owner")).toBe(2); // the owner + storm-repeat
     expect(events(id, "member.joined")).toBe(100 + 1); // a repeated join changes nothing and logs nothing
     expect(events(id, "member.left")).toBe(100);
     const view = await call(owner, "GET", `/v1/resources/${id}`);
@@ -286,7 +291,7 @@ describe("join and leave storms", () => {
       if (r.status === 404) expect(r.body.code).toBe("not_a_member");
     }
     const leaves = results.filter((r) => r.op === "leave" && r.status === 200).length;
-    const active = expectConsistent(id, "chaos-owner");
+    const active = await expectConsistent(id, "chaos-owner");
     expect(events(id, "member.left")).toBe(leaves);
     // Every real join is logged once; what is still active is what joined minus what left.
     expect(events(id, "member.joined") - events(id, "member.left")).toBe(active - 1);

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Browser } from "../helpers/browser.ts";
+import { sqliteOf } from "../helpers/db.ts";
 import { CLIENT_ID, SECRET_CLIENT_ID, type Stack, signIn, startStack } from "../helpers/stack.ts";
 
 let stack: Stack;
@@ -12,7 +13,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => stack.stop());
 
-const sqlite = () => stack.running.gateway.storage.sqlite;
+const sqlite = () => sqliteOf(stack.running.gateway.storage);
 const appResource = () =>
   sqlite()
     .query(

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startGateway } from "../../src/server/serve.ts";
 import { Browser } from "../helpers/browser.ts";
+import { sqliteOf } from "../helpers/db.ts";
 import { CSRF, codeFrom, openConsent, pkce, reachConsent, type Stack, startStack } from "../helpers/stack.ts";
 
 let stack: Stack;
@@ -14,7 +15,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => stack.stop());
 
-const sqlite = () => stack.running.gateway.storage.sqlite;
+const sqlite = () => sqliteOf(stack.running.gateway.storage);
 const count = (sql: string, ...params: Array<string | number>) =>
   (
     sqlite()

@@ -7,6 +7,7 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { sqliteOf } from "../helpers/db.ts";
 import { consentFlow, type Stack, startStack } from "../helpers/stack.ts";
 
 let stack: Stack;
@@ -15,7 +16,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => stack.stop());
 
-const sqlite = () => stack.running.gateway.storage.sqlite;
+const sqlite = () => sqliteOf(stack.running.gateway.storage);
 const credits = (user: string) =>
   (sqlite().query("SELECT count(*) AS n FROM credits WHERE user_id = ?").get(user) as { n: number }).n;
 const events = (user: string, type: string) =>

@@ -1,6 +1,7 @@
 /** Consent handling over real sockets: skip, the welcome credit, subject and scope checks, used challenges. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Browser } from "../helpers/browser.ts";
+import { sql } from "../helpers/db.ts";
 import {
   CLIENT_ID,
   CSRF,
@@ -28,11 +29,12 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => stack.stop());
 
-const welcomeRows = (userId: string) =>
+const welcomeRows = async (userId: string) =>
   (
-    stack.running.gateway.storage.sqlite
-      .query("select count(*) as n from credits where user_id = ? and kind = 'welcome'")
-      .get(userId) as { n: number }
+    (await sql(stack.running.gateway.storage).get(
+      "select count(*) as n from credits where user_id = ? and kind = 'welcome'",
+      userId,
+    )) as { n: number }
   ).n;
 /** Accepts from `browser`, which must have loaded the consent request (it holds the consent nonce). */
 const accept = (browser: Browser, challenge: string, subject: string, extra: Record<string, unknown> = {}) =>
@@ -58,9 +60,9 @@ describe("consent", () => {
       redirect_to: expect.stringContaining(stack.idp.issuer),
       welcomed: true,
     });
-    const row = stack.running.gateway.storage.sqlite
-      .query("select amount_micros from credits where user_id = 'wendy'")
-      .get() as { amount_micros: number };
+    const row = (await sql(stack.running.gateway.storage).get(
+      "select amount_micros from credits where user_id = 'wendy'",
+    )) as { amount_micros: number };
     expect(row.amount_micros).toBe(5_000_000);
     expect(joined).toContainEqual(["wendy", CLIENT_ID]);
 
@@ -68,7 +70,7 @@ describe("consent", () => {
     expect(second.details).toMatchObject({ subject: "wendy", is_new_user: false, client_name: "Test Web" });
     const b = await accept(second.browser, second.challenge, "wendy");
     expect(await b.json()).toMatchObject({ welcomed: false });
-    expect(welcomeRows("wendy")).toBe(1);
+    expect(await welcomeRows("wendy")).toBe(1);
   });
 
   test("subject mismatch is 403 and nothing is granted", async () => {
@@ -76,8 +78,8 @@ describe("consent", () => {
     const res = await accept(browser, challenge, "someone-else");
     expect(res.status).toBe(403);
     expect(await res.json()).toMatchObject({ code: "subject_mismatch" });
-    expect(welcomeRows("mallory")).toBe(0);
-    expect(welcomeRows("someone-else")).toBe(0);
+    expect(await welcomeRows("mallory")).toBe(0);
+    expect(await welcomeRows("someone-else")).toBe(0);
   });
 
   test("scopes that were not requested are 400 invalid_scope", async () => {
@@ -85,7 +87,7 @@ describe("consent", () => {
     const res = await accept(browser, challenge, "scoper", { grant_scope: ["openid", "admin"] });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ code: "invalid_scope" });
-    expect(welcomeRows("scoper")).toBe(0);
+    expect(await welcomeRows("scoper")).toBe(0);
   });
 
   test("a used challenge answers 200 {redirect_to}; an unknown one 404 consent_not_found", async () => {
@@ -119,13 +121,13 @@ describe("consent", () => {
     const callback = await codeFrom(stack, browser, redirect_to);
     expect(callback.searchParams.get("error")).toBe("access_denied");
     expect(callback.searchParams.get("code")).toBeNull();
-    expect(welcomeRows("denier")).toBe(0);
+    expect(await welcomeRows("denier")).toBe(0);
   });
 
   test("skip auto-accepts, still grants the welcome credit once, and a failing join never blocks consent", async () => {
     const browser = new Browser();
     await signIn(stack, "skipper", browser); // accepted with remember: true
-    stack.running.gateway.storage.sqlite.run("delete from credits where user_id = 'skipper'"); // a user from before credits
+    await sql(stack.running.gateway.storage).run("delete from credits where user_id = 'skipper'"); // a user from before credits
     failJoin = true;
     try {
       const p = await pkce();
@@ -134,7 +136,7 @@ describe("consent", () => {
       expect(res.status).toBe(200);
       const body = (await res.json()) as { skip: boolean; redirect_to: string };
       expect(body).toEqual({ skip: true, redirect_to: expect.any(String) });
-      expect(welcomeRows("skipper")).toBe(1);
+      expect(await welcomeRows("skipper")).toBe(1);
       const callback = await codeFrom(stack, browser, body.redirect_to);
       expect(callback.searchParams.get("code")).toBeTruthy();
 
@@ -144,7 +146,7 @@ describe("consent", () => {
         redirect: "manual",
       });
       expect(page.status).toBe(302);
-      expect(welcomeRows("skipper")).toBe(1);
+      expect(await welcomeRows("skipper")).toBe(1);
     } finally {
       failJoin = false;
     }

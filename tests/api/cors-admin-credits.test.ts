@@ -3,6 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { balanceMicros, grantWelcomeCredit, hasWelcomeCredit } from "../../src/server/credits/ledger.ts";
 import { openStorage } from "../../src/server/db/open.ts";
+import { sql, sqliteOf } from "../helpers/db.ts";
 import { inProcess } from "../helpers/in-process.ts";
 import { tempDir } from "../helpers/stack.ts";
 
@@ -77,20 +78,22 @@ describe("admin listener", () => {
 });
 
 describe("welcome credit", () => {
-  test("two connections racing to grant it: exactly one row, one true", () => {
+  test("two connections racing to grant it: exactly one row, one true", async () => {
     const path = join(tempDir(), "credits.db");
-    const a = openStorage(path);
-    const b = openStorage(path);
-    const results = [
+    const a = await openStorage(path);
+    const b = await openStorage(path);
+    const results = await Promise.all([
       grantWelcomeCredit(a, "racer", 5_000_000),
       grantWelcomeCredit(b, "racer", 5_000_000),
       grantWelcomeCredit(a, "racer", 5_000_000),
-    ];
-    expect(results).toEqual([true, false, false]);
-    expect(hasWelcomeCredit(b, "racer")).toBe(true);
-    expect(balanceMicros(a, "racer")).toBe(5_000_000);
-    const events = a.sqlite.query("select type, user_id from events where type = 'credit.welcome'").all();
+    ]);
+    expect(results.filter(Boolean)).toEqual([true]);
+    expect(await hasWelcomeCredit(b, "racer")).toBe(true);
+    expect(await balanceMicros(a, "racer")).toBe(5_000_000);
+    const events = await sql(a).all("select type, user_id from events where type = 'credit.welcome'");
     expect(events).toEqual([{ type: "credit.welcome", user_id: "racer" }]);
+    await a.close();
+    await b.close();
   });
 });
 
@@ -101,7 +104,7 @@ describe("session retention", () => {
     const now = Date.now();
     const day = 24 * 3600 * 1000;
     const make = (id: string, endedAt: number | null, expiresAt: number) =>
-      gw.gateway.storage.sqlite.run(
+      sqliteOf(gw.gateway.storage).run(
         "INSERT INTO sessions (id, user_id, client_id, created_at, last_seen_at, access_expires_at, expires_at, ended_at) VALUES (?, 'u', 'c', 0, 0, 0, ?, ?)",
         [id, expiresAt, endedAt],
       );
@@ -110,7 +113,7 @@ describe("session retention", () => {
     make("ended-long-ago", now - 8 * day, now + 22 * day);
     make("expired-long-ago", null, now - 8 * day);
     expect(await store.purgeEnded(7 * day, now)).toBe(2);
-    const left = gw.gateway.storage.sqlite.query("SELECT id FROM sessions ORDER BY id").all() as Array<{
+    const left = (await sql(gw.gateway.storage).all("SELECT id FROM sessions ORDER BY id")) as Array<{
       id: string;
     }>;
     expect(left.map((r) => r.id)).toEqual(["ended-recently", "live"]);

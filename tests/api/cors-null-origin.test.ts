@@ -55,7 +55,7 @@ describe("Origin: null gets no CORS grant", () => {
   test("a signed-in call from Origin: null is 403 origin_not_allowed, no grant, nothing changes", async () => {
     for (const clientId of ["ios", "web"]) {
       await k.h("null-user", clientId);
-      const before = k.snapshot();
+      const before = await k.snapshot();
       const reply = await k.call(
         "null-user",
         "POST",
@@ -68,7 +68,7 @@ describe("Origin: null gets no CORS grant", () => {
       );
       expectError(reply, 403, "origin_not_allowed");
       expect(reply.headers.get("access-control-allow-origin")).toBeNull();
-      expect(k.snapshot()).toEqual(before);
+      expect(await k.snapshot()).toEqual(before);
     }
   });
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { loadConfig } from "../../src/server/config.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
+import { sql, sqliteOf } from "../helpers/db.ts";
 import { tempDir } from "../helpers/stack.ts";
 
 let gw: RunningGateway;
@@ -37,8 +38,8 @@ const write = () =>
     headers: headers(),
     body: JSON.stringify({ type: "team", name: "dbf team" }),
   });
-const count = () =>
-  (gw.gateway.storage.sqlite.query("SELECT count(*) AS n FROM resources").get() as { n: number }).n;
+const count = async () =>
+  ((await sql(gw.gateway.storage).get("SELECT count(*) AS n FROM resources")) as { n: number }).n;
 
 async function readsStillServed() {
   expect((await fetch(`${gw.publicUrl}/healthz`)).status).toBe(200);
@@ -49,11 +50,11 @@ async function readsStillServed() {
 
 describe("the database failing", () => {
   test("a full disk: writes are 503 database_unavailable with Retry-After, reads are served", async () => {
-    const sqlite = gw.gateway.storage.sqlite;
+    const sqlite = sqliteOf(gw.gateway.storage);
     const pages = (sqlite.query("PRAGMA page_count").get() as { page_count: number }).page_count;
     sqlite.exec(`PRAGMA max_page_count = ${pages}`);
     try {
-      const before = count();
+      const before = await count();
       let refused: Response | undefined;
       // Fill the last free pages until SQLite says the disk is full.
       for (let i = 0; i < 500 && !refused; i++) {
@@ -63,7 +64,7 @@ describe("the database failing", () => {
       expect(refused?.status).toBe(503);
       expect(await refused!.json()).toMatchObject({ code: "database_unavailable" });
       expect(refused!.headers.get("retry-after")).toBe("5");
-      expect(count()).toBeGreaterThanOrEqual(before);
+      expect(await count()).toBeGreaterThanOrEqual(before);
       await readsStillServed();
     } finally {
       sqlite.exec("PRAGMA max_page_count = 1073741823");
@@ -72,14 +73,14 @@ describe("the database failing", () => {
   });
 
   test("a read-only database: writes are 503 database_unavailable, nothing is written, reads are served", async () => {
-    const sqlite = gw.gateway.storage.sqlite;
+    const sqlite = sqliteOf(gw.gateway.storage);
     sqlite.exec("PRAGMA query_only = 1");
     try {
-      const before = count();
+      const before = await count();
       const res = await write();
       expect(res.status).toBe(503);
       expect(await res.json()).toMatchObject({ code: "database_unavailable" });
-      expect(count()).toBe(before);
+      expect(await count()).toBe(before);
       await readsStillServed();
     } finally {
       sqlite.exec("PRAGMA query_only = 0");
@@ -91,12 +92,12 @@ describe("the database failing", () => {
     const holder = new Database(quick.dbPath);
     holder.exec("BEGIN IMMEDIATE");
     try {
-      const before = quick.count();
+      const before = await quick.count();
       const res = await quick.write();
       expect(res.status).toBe(503);
       expect(await res.json()).toMatchObject({ code: "database_busy" });
       expect(res.headers.get("retry-after")).toBe("1");
-      expect(quick.count()).toBe(before);
+      expect(await quick.count()).toBe(before);
     } finally {
       holder.exec("ROLLBACK");
       holder.close();
@@ -171,7 +172,7 @@ async function gatewayOn(path: string, writeWaitMs: number) {
         headers: { cookie, "x-service-csrf": "1", "content-type": "application/json" },
         body: JSON.stringify({ type: "team", name: "busy team" }),
       }),
-    count: () =>
-      (gw.gateway.storage.sqlite.query("SELECT count(*) AS n FROM resources").get() as { n: number }).n,
+    count: async () =>
+      ((await sql(gw.gateway.storage).get("SELECT count(*) AS n FROM resources")) as { n: number }).n,
   };
 }

@@ -49,11 +49,13 @@ const team = await k.create(owner, "team", "fuzz fixture team");
 await k.addMember(owner, team.id, "fuzz-member", "writer");
 const board = await k.create(owner, "project", "fuzz fixture project"); // members-only: nothing the fuzzer may join
 const fuzzer = await k.h("fuzz-user");
-const fixture = () => ({
-  resources: k.sqlite.query("SELECT * FROM resources WHERE owner_id = ? ORDER BY id").all(owner),
-  members: k.sqlite
-    .query("SELECT * FROM members WHERE resource_id IN (?, ?) AND user_id <> 'fuzz-user' ORDER BY user_id")
-    .all(team.id, board.id),
+const fixture = async () => ({
+  resources: await k.db.all("SELECT * FROM resources WHERE owner_id = ? ORDER BY id", owner),
+  members: await k.db.all(
+    "SELECT * FROM members WHERE resource_id IN (?, ?) AND user_id <> 'fuzz-user' ORDER BY user_id",
+    team.id,
+    board.id,
+  ),
 });
 
 const WEIRD = [
@@ -193,7 +195,7 @@ function headers(admin: boolean): Record<string, string> {
 }
 
 test(`${REQUESTS} generated bad requests: no 5xx, JSON errors, the fixture unchanged, /healthz OK`, async () => {
-  const before = fixture();
+  const before = await fixture();
   const failures: string[] = [];
   const statuses = new Map<number, number>();
   for (let i = 0; i < REQUESTS && failures.length < 5; i++) {
@@ -230,6 +232,6 @@ test(`${REQUESTS} generated bad requests: no 5xx, JSON errors, the fixture uncha
   expect(
     [...statuses.keys()].filter((status) => status >= 400 && status < 500).length,
   ).toBeGreaterThanOrEqual(6);
-  expect(fixture()).toEqual(before);
+  expect(await fixture()).toEqual(before);
   expect(await (await k.gw.handle("/healthz")).json()).toEqual({ ok: true });
 }, 120_000);

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Browser } from "../helpers/browser.ts";
+import { sql } from "../helpers/db.ts";
 import { CSRF, openConsent, pkce, reachConsent, type Stack, signIn, startStack } from "../helpers/stack.ts";
 
 const received: Array<string | null> = [];
@@ -75,9 +76,9 @@ describe("the Kratos flow proxy and the gateway's cookies", () => {
     expect(browser.cookie(stack.url, "sg_session")).toBe(sealed);
     const session = await browser.fetch(`${stack.url}/auth/session`);
     expect(await session.json()).toEqual({ authenticated: true, user_id: "kratos-user" });
-    const row = stack.running.gateway.storage.sqlite
-      .query("SELECT count(*) AS n FROM sessions WHERE user_id = 'kratos-user' AND ended_at IS NULL")
-      .get() as { n: number };
+    const row = (await sql(stack.running.gateway.storage).get(
+      "SELECT count(*) AS n FROM sessions WHERE user_id = 'kratos-user' AND ended_at IS NULL",
+    )) as { n: number };
     expect(row.n).toBe(1);
     // The session still works for a state-changing call.
     const refresh = await browser.fetch(`${stack.url}/auth/refresh`, {

@@ -26,11 +26,11 @@ async function send(user: string, method: string, path: string, body?: Json) {
 }
 
 async function expectRefused(user: string, method: string, path: string, body: Json, field: string) {
-  const before = k.snapshot();
+  const before = await k.snapshot();
   const reply = await send(user, method, path, body);
   expectError(reply, 400, "invalid_request");
   expect(reply.body.error).toContain(field);
-  expect(k.snapshot()).toEqual(before);
+  expect(await k.snapshot()).toEqual(before);
 }
 
 describe("every body field refuses look-alike text", () => {
@@ -88,7 +88,7 @@ describe("names: joiners between visible characters only", () => {
     ]) {
       const created = await k.post("lf-namer", "/v1/resources", { type: "team", name });
       expect(created.status).toBe(200);
-      expect(k.resource(created.body.id).name).toBe(name);
+      expect((await k.resource(created.body.id)).name).toBe(name);
     }
   });
 });
@@ -105,11 +105,11 @@ describe("query parameters refuse look-alike text", () => {
     async (_l, url, field) => {
       await k.users("lf-reader");
       for (const text of ["a\u202Eb", "a\u200Bb", "\u200B", "a\u0000b"]) {
-        const before = k.snapshot();
+        const before = await k.snapshot();
         const reply = await k.get("lf-reader", url(encodeURIComponent(text)));
         expectError(reply, 400, "invalid_request");
         expect(reply.body.error).toContain(field);
-        expect(k.snapshot()).toEqual(before);
+        expect(await k.snapshot()).toEqual(before);
       }
     },
   );
@@ -118,7 +118,7 @@ describe("query parameters refuse look-alike text", () => {
 describe("names and browse queries are compared in NFC", () => {
   test("a decomposed query finds the name stored composed", async () => {
     const made = await k.create("lf-nfc", "album", "Caf\u00E9 terrace photos", "discoverable");
-    expect(k.resource(made.id).name).toBe("Caf\u00E9 terrace photos");
+    expect((await k.resource(made.id)).name).toBe("Caf\u00E9 terrace photos");
     for (const query of ["Cafe\u0301 terrace", "cafe\u0301", "e\u0301 t"]) {
       const reply = await k.get("lf-nfc", `/v1/resources/browse?query=${encodeURIComponent(query)}`);
       expect(reply.status).toBe(200);
@@ -136,13 +136,13 @@ describe("the browse query's limit counts characters, as a name's does", () => {
     );
     expect(ok.status).toBe(200);
     expect(ok.body.resources).toEqual([]);
-    const before = k.snapshot();
+    const before = await k.snapshot();
     const refused = await k.get(
       "lf-long",
       `/v1/resources/browse?query=${encodeURIComponent("\u{1F600}".repeat(201))}`,
     );
     expectError(refused, 400, "invalid_request");
     expect(refused.body.error).toContain("query");
-    expect(k.snapshot()).toEqual(before);
+    expect(await k.snapshot()).toEqual(before);
   });
 });

@@ -48,7 +48,7 @@ describe("authentication", () => {
     "%s: 401 unauthenticated on every endpoint, nothing changes",
     async (_l, auth) => {
       await setup;
-      const before = k.snapshot();
+      const before = await k.snapshot();
       for (const [method, path, body] of endpoints()) {
         const reply = await k.raw(path, {
           method,
@@ -57,7 +57,7 @@ describe("authentication", () => {
         });
         expectError(reply, 401, "unauthenticated");
       }
-      expect(k.snapshot()).toEqual(before);
+      expect(await k.snapshot()).toEqual(before);
     },
   );
 
@@ -103,7 +103,7 @@ describe("CSRF", () => {
     async (_l, value) => {
       await setup;
       const cookie = (await k.h("au-o")).cookie ?? "";
-      const before = k.snapshot();
+      const before = await k.snapshot();
       for (const [method, path, body] of endpoints()) {
         if (method === "GET") continue;
         const headers: Record<string, string> = { cookie, "content-type": "application/json" };
@@ -115,8 +115,8 @@ describe("CSRF", () => {
         });
         expectError(reply, 403, "csrf_required");
       }
-      expect(k.snapshot()).toEqual(before);
-      expect(k.resource(team)).not.toBeNull();
+      expect(await k.snapshot()).toEqual(before);
+      expect(await k.resource(team)).not.toBeNull();
     },
   );
 
@@ -164,7 +164,7 @@ describe("budgets", () => {
         await b.post("bu-b", "/v1/resources", { type: "team", name: "two" }, "metered-web"),
       ];
       for (const reply of ok) expect(reply.status).toBe(200);
-      const before = b.snapshot();
+      const before = await b.snapshot();
       const sixth = await b.post("bu-a", "/v1/resources", { type: "team", name: "three" }, "metered-web");
       expectError(sixth, 429, "budget_exceeded");
       const retryAfter = Number(sixth.headers.get("retry-after"));
@@ -173,11 +173,11 @@ describe("budgets", () => {
       expect(retryAfter).toBeLessThanOrEqual(60);
       // The budget is the app's, whoever calls; another app is not affected.
       expectError(await b.get("bu-b", "/v1/resources", "metered-web"), 429, "budget_exceeded");
-      expect(b.snapshot()).toEqual(before);
+      expect(await b.snapshot()).toEqual(before);
       expect((await b.get("bu-a", "/v1/resources", "free-web")).status).toBe(200);
-      const names = b.sqlite
-        .query("SELECT name FROM resources WHERE app_id = 'metered' AND type = 'team' ORDER BY name")
-        .all();
+      const names = await b.db.all(
+        "SELECT name FROM resources WHERE app_id = 'metered' AND type = 'team' ORDER BY name",
+      );
       expect(names).toEqual([{ name: "one" }, { name: "two" }]);
     } finally {
       b.gw.gateway.close();

@@ -35,9 +35,9 @@ function expect4xx(reply: Reply, code?: string, status?: number): void {
 
 /** Runs `fn` and asserts the three tables did not change. */
 async function unchanged(fn: () => Promise<void>): Promise<void> {
-  const before = k.snapshot();
+  const before = await k.snapshot();
   await fn();
-  expect(k.snapshot()).toEqual(before);
+  expect(await k.snapshot()).toEqual(before);
 }
 
 const raw = (user: string, method: string, path: string, rawBody: string, headers?: Record<string, string>) =>

@@ -71,7 +71,7 @@ describe("browse", () => {
     expect(order).toEqual(sorted);
     expect(reply.body.resources[0].name).toBe("bulk photo 44");
     // Browsing never joins.
-    expect(k.member(created[0]!.id, "br-viewer")).toBeNull();
+    expect(await k.member(created[0]!.id, "br-viewer")).toBeNull();
   });
 
   test("memberCount counts active members only", async () => {
@@ -133,11 +133,9 @@ describe("browse", () => {
 
   test("cursor pages neither repeat nor skip, even while rows are added; null on the last page", async () => {
     const all = (
-      k.sqlite
-        .query(
-          "SELECT id FROM resources WHERE app_id = 'browse' AND type = 'photo' AND discoverable = 1 ORDER BY created_at DESC, id DESC",
-        )
-        .all() as Json[]
+      (await k.db.all(
+        "SELECT id FROM resources WHERE app_id = 'browse' AND type = 'photo' AND discoverable = 1 ORDER BY created_at DESC, id DESC",
+      )) as Json[]
     ).map((r) => r.id);
     expect(all.length).toBeGreaterThan(100);
     const seen: string[] = [];

@@ -18,7 +18,7 @@ describe("POST /v1/resources (lifecycle: (none) → exists)", () => {
     });
     expect(reply.body.id).toMatch(UUID_V7);
     const id = reply.body.id;
-    const row = k.resource(id);
+    const row = await k.resource(id);
     expect(row).toMatchObject({
       app_id: "main",
       type: "team",
@@ -26,7 +26,7 @@ describe("POST /v1/resources (lifecycle: (none) → exists)", () => {
       owner_id: "cr-alice",
       member_count: 1,
     });
-    expect(k.members(id)).toEqual([
+    expect(await k.members(id)).toEqual([
       {
         resource_id: id,
         user_id: "cr-alice",
@@ -36,7 +36,7 @@ describe("POST /v1/resources (lifecycle: (none) → exists)", () => {
         invited_by: null,
       },
     ]);
-    expect(k.events(id)).toEqual([
+    expect(await k.events(id)).toEqual([
       {
         type: "resource.created",
         actor: "cr-alice",
@@ -55,7 +55,7 @@ describe("POST /v1/resources (lifecycle: (none) → exists)", () => {
   ])("visibility %s compiles to the stored pair (%s, %s)", async (enumValue, visibility, discoverable) => {
     const view = await k.create("cr-vis", "team", `vis ${enumValue}`, enumValue);
     expect(view).toMatchObject({ visibility, discoverable });
-    const row = k.resource(view.id);
+    const row = await k.resource(view.id);
     expect({ visibility: row.visibility, discoverable: Boolean(row.discoverable) }).toEqual({
       visibility,
       discoverable,
@@ -81,7 +81,7 @@ describe("POST /v1/resources (lifecycle: (none) → exists)", () => {
 
   test("reserved type: 403 reserved_type, nothing stored", async () => {
     await k.users("cr-res");
-    const before = k.snapshot();
+    const before = await k.snapshot();
     expectError(
       await k.post("cr-res", "/v1/resources", { type: "feed", name: "mine" }),
       403,
@@ -92,13 +92,13 @@ describe("POST /v1/resources (lifecycle: (none) → exists)", () => {
       403,
       "reserved_type",
     );
-    expect(k.snapshot()).toEqual(before);
+    expect(await k.snapshot()).toEqual(before);
   });
 
   test("unknown type: 404 unknown_type, nothing stored", async () => {
     await k.users("cr-unk");
     await k.h("cr-unk", "other-web");
-    const before = k.snapshot();
+    const before = await k.snapshot();
     expectError(
       await k.post("cr-unk", "/v1/resources", { type: "spaceship", name: "x" }),
       404,
@@ -110,16 +110,16 @@ describe("POST /v1/resources (lifecycle: (none) → exists)", () => {
       404,
       "unknown_type",
     );
-    expect(k.snapshot()).toEqual(before);
+    expect(await k.snapshot()).toEqual(before);
   });
 
   test.each(["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf"])(
     "type %s (an Object.prototype key) is unknown: 404 unknown_type, nothing stored",
     async (type) => {
       await k.users("cr-proto");
-      const before = k.snapshot();
+      const before = await k.snapshot();
       expectError(await k.post("cr-proto", "/v1/resources", { type, name: "proto" }), 404, "unknown_type");
-      expect(k.snapshot()).toEqual(before);
+      expect(await k.snapshot()).toEqual(before);
     },
   );
 });
@@ -202,7 +202,7 @@ describe("GET /v1/resources/:id", () => {
       const reply = await k.get("id-anyone", `/v1/resources/${r.id}`);
       expect(reply.status).toBe(200);
       expect(reply.body.memberCount).toBe(1);
-      expect(k.member(r.id, "id-anyone")).toBeNull();
+      expect(await k.member(r.id, "id-anyone")).toBeNull();
     }
   });
 
@@ -219,14 +219,14 @@ describe("GET /v1/resources/static and the _app resource", () => {
     expect(reply.status).toBe(200);
     expectView(reply.body, true);
     expect(reply.body).toEqual({
-      id: k.staticId("feed", "global"),
+      id: await k.staticId("feed", "global"),
       type: "feed",
       name: "Global feed",
       visibility: "public",
       discoverable: true,
       memberCount: 0,
     });
-    expect(k.resource(reply.body.id).owner_id).toBe("app:main");
+    expect((await k.resource(reply.body.id)).owner_id).toBe("app:main");
   });
 
   test("no such static: 404 not_found; a members-only static is 404 to a non-member", async () => {
@@ -243,7 +243,7 @@ describe("GET /v1/resources/static and the _app resource", () => {
 
   test("each app has an _app resource (members-only, app-owned) made at start-up; consent joins at defaultRole", async () => {
     for (const appId of ["main", "other"]) {
-      const row = k.resource(k.appResourceId(appId));
+      const row = await k.resource(await k.appResourceId(appId));
       expect(row).toMatchObject({
         type: "_app",
         visibility: "members",
@@ -252,11 +252,11 @@ describe("GET /v1/resources/static and the _app resource", () => {
         slug: "_app",
       });
     }
-    const id = k.appResourceId("main");
+    const id = await k.appResourceId("main");
     expectError(await k.get("st-user", "/v1/resources/static?type=_app&slug=_app"), 404, "not_found");
     expectError(await k.get("st-user", `/v1/resources/${id}`), 404, "not_found");
-    const before = k.memberCount(id)!;
-    expect(k.gw.gateway.membership.joinAppResource("main", "st-user")).toBe(true);
+    const before = (await k.memberCount(id))!;
+    expect(await k.gw.gateway.membership.joinAppResource("main", "st-user")).toBe(true);
     const reply = await k.get("st-user", "/v1/resources/static?type=_app&slug=_app");
     expect(reply.body).toEqual({
       id,
@@ -266,19 +266,19 @@ describe("GET /v1/resources/static and the _app resource", () => {
       discoverable: false,
       memberCount: before + 1,
     });
-    expect(k.member(id, "st-user")).toMatchObject({ role: "writer", state: "active" });
-    expect(k.lastEvent(id)).toMatchObject({ type: "member.joined", user_id: "st-user" });
+    expect(await k.member(id, "st-user")).toMatchObject({ role: "writer", state: "active" });
+    expect(await k.lastEvent(id)).toMatchObject({ type: "member.joined", user_id: "st-user" });
     const mine = await k.get("st-user", "/v1/resources?type=_app");
     expect(mine.body.resources.map((r: Json) => r.id)).toEqual([id]);
   });
 
   test("joining a discoverable static makes the caller an active member at the type's default role", async () => {
-    const id = k.staticId("feed", "global");
-    const before = k.memberCount(id)!;
+    const id = await k.staticId("feed", "global");
+    const before = (await k.memberCount(id))!;
     const reply = await k.post("st-joiner", `/v1/resources/${id}/join`);
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ ok: true, state: "active" });
-    expect(k.member(id, "st-joiner")).toMatchObject({ role: "writer", state: "active" });
+    expect(await k.member(id, "st-joiner")).toMatchObject({ role: "writer", state: "active" });
     expect((await k.get("st-joiner", "/v1/resources/static?type=feed&slug=global")).body.memberCount).toBe(
       before + 1,
     );

@@ -27,8 +27,8 @@ describe("setRole: active → active, role replaced", () => {
     const up = await setRole("sr-o", id, "sr-r", "writer");
     expect(up.status).toBe(200);
     expect(up.body).toEqual({ ok: true, role: "writer" });
-    expect(k.member(id, "sr-r")).toMatchObject({ role: "writer", state: "active" });
-    expect(k.lastEvent(id)).toEqual({
+    expect(await k.member(id, "sr-r")).toMatchObject({ role: "writer", state: "active" });
+    expect(await k.lastEvent(id)).toEqual({
       type: "member.role_changed",
       actor: "sr-o",
       resource_id: id,
@@ -45,7 +45,7 @@ describe("setRole: active → active, role replaced", () => {
       { userId: "sr-w1", role: "reader", state: "active" },
       { userId: "sr-w2", role: "admin", state: "active" },
     ]);
-    expect(k.memberCount(id)).toBe(5);
+    expect(await k.memberCount(id)).toBe(5);
   });
 
   test("refusals: owner target, peer, superior, above ceiling, below admin, bad role, pending or unknown target", async () => {
@@ -53,7 +53,7 @@ describe("setRole: active → active, role replaced", () => {
     await k.addMember("sx-o", id, "sx-a2", "admin");
     await k.post("sx-o", `/v1/resources/${id}/invite`, { userId: "sx-inv" });
     const capped = await crew("sc", "capped");
-    const before = k.snapshot();
+    const before = await k.snapshot();
     expectError(await setRole("sx-a", id, "sx-o", "reader"), 403, "target_is_owner");
     expectError(await setRole("sx-o", id, "sx-o", "admin"), 403, "target_is_owner");
     expectError(await setRole("sx-a", id, "sx-a2", "reader"), 403, "insufficient_rank");
@@ -71,7 +71,7 @@ describe("setRole: active → active, role replaced", () => {
     expectError(await setRole("sx-o", id, "sx-nobody", "reader"), 404, "not_a_member");
     expectError(await setRole("sx-stranger", id, "sx-r", "reader"), 404, "not_found");
     expectError(await setRole("sx-o", Bun.randomUUIDv7(), "sx-r", "reader"), 404, "not_found");
-    expect(k.snapshot()).toEqual(before);
+    expect(await k.snapshot()).toEqual(before);
   });
 });
 
@@ -81,9 +81,9 @@ describe("remove: active → membership ended; pending → cancelled", () => {
     const reply = await remove("rm-a", id, "rm-w1");
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ ok: true });
-    expect(k.member(id, "rm-w1")).toBeNull();
-    expect(k.memberCount(id)).toBe(4);
-    expect(k.lastEvent(id)).toEqual({
+    expect(await k.member(id, "rm-w1")).toBeNull();
+    expect(await k.memberCount(id)).toBe(4);
+    expect(await k.lastEvent(id)).toEqual({
       type: "member.removed",
       actor: "rm-a",
       resource_id: id,
@@ -102,15 +102,10 @@ describe("remove: active → membership ended; pending → cancelled", () => {
     await k.post("rp-ask", `/v1/resources/${id}/request`);
     expect((await remove("rp-a", id, "rp-inv")).body).toEqual({ ok: true });
     expect((await remove("rp-a", id, "rp-ask")).body).toEqual({ ok: true });
-    expect(k.member(id, "rp-inv")).toBeNull();
-    expect(k.member(id, "rp-ask")).toBeNull();
-    expect(k.memberCount(id)).toBe(5);
-    expect(
-      k
-        .events(id)
-        .slice(-2)
-        .map((e) => [e.type, e.user_id, e.data]),
-    ).toEqual([
+    expect(await k.member(id, "rp-inv")).toBeNull();
+    expect(await k.member(id, "rp-ask")).toBeNull();
+    expect(await k.memberCount(id)).toBe(5);
+    expect((await k.events(id)).slice(-2).map((e) => [e.type, e.user_id, e.data])).toEqual([
       ["member.removed", "rp-inv", JSON.stringify({ was: "invited" })],
       ["member.removed", "rp-ask", JSON.stringify({ was: "requested" })],
     ]);
@@ -120,7 +115,7 @@ describe("remove: active → membership ended; pending → cancelled", () => {
   test("refusals: owner target, peer, superior, below admin, unknown target", async () => {
     const id = await crew("rx");
     await k.addMember("rx-o", id, "rx-a2", "admin");
-    const before = k.snapshot();
+    const before = await k.snapshot();
     expectError(await remove("rx-a", id, "rx-o"), 403, "target_is_owner");
     expectError(await remove("rx-o", id, "rx-o"), 403, "target_is_owner");
     expectError(await remove("rx-a", id, "rx-a2"), 403, "insufficient_rank");
@@ -129,7 +124,7 @@ describe("remove: active → membership ended; pending → cancelled", () => {
     expectError(await remove("rx-w1", id, "rx-w2"), 403, "forbidden");
     expectError(await remove("rx-o", id, "rx-nobody"), 404, "not_a_member");
     expectError(await remove("rx-stranger", id, "rx-r"), 404, "not_found");
-    expect(k.snapshot()).toEqual(before);
+    expect(await k.snapshot()).toEqual(before);
   });
 });
 
@@ -142,7 +137,7 @@ describe("pending invites cap: at most 50 per inviter per app", () => {
       const reply = await k.post("cap-o", `/v1/resources/${target}/invite`, { userId: `cap-u${i}` });
       expect(reply.status).toBe(200);
     }
-    const before = k.snapshot();
+    const before = await k.snapshot();
     expectError(
       await k.post("cap-o", `/v1/resources/${a.id}/invite`, { userId: "cap-x" }),
       429,
@@ -153,7 +148,7 @@ describe("pending invites cap: at most 50 per inviter per app", () => {
       429,
       "too_many_pending_invites",
     );
-    expect(k.snapshot()).toEqual(before);
+    expect(await k.snapshot()).toEqual(before);
     // Another inviter is not affected; an accepted invite frees one slot.
     const c = await k.create("cap-other", "team", "cap three");
     expect((await k.post("cap-other", `/v1/resources/${c.id}/invite`, { userId: "cap-x" })).status).toBe(200);
@@ -180,9 +175,10 @@ describe("pending invites cap: at most 50 per inviter per app", () => {
     );
     expect(replies.filter((r) => r.status === 200)).toHaveLength(5);
     for (const r of replies.filter((r) => r.status !== 200)) expectError(r, 429, "too_many_pending_invites");
-    const pending = k.sqlite
-      .query("SELECT count(*) AS n FROM members WHERE invited_by = ? AND state = 'invited'")
-      .get("capc-o") as Json;
+    const pending = (await k.db.get(
+      "SELECT count(*) AS n FROM members WHERE invited_by = ? AND state = 'invited'",
+      "capc-o",
+    )) as Json;
     expect(pending.n).toBe(50);
   });
 });
@@ -200,12 +196,12 @@ describe("DELETE /v1/resources/:id: exists → deleted", () => {
     const reply = await k.del("dl-o", `/v1/resources/${id}`);
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ ok: true });
-    expect(k.resource(id)).toBeNull();
-    expect(k.members(id)).toEqual([]);
+    expect(await k.resource(id)).toBeNull();
+    expect(await k.members(id)).toEqual([]);
     expect(
-      (k.sqlite.query("SELECT count(*) AS n FROM resource_links WHERE resource_id = ?").get(id) as Json).n,
+      ((await k.db.get("SELECT count(*) AS n FROM resource_links WHERE resource_id = ?", id)) as Json).n,
     ).toBe(0);
-    expect(k.lastEvent(id)).toMatchObject({ type: "resource.deleted", actor: "dl-o", resource_id: id });
+    expect(await k.lastEvent(id)).toMatchObject({ type: "resource.deleted", actor: "dl-o", resource_id: id });
     for (const user of ["dl-o", "dl-a", "dl-w1", "dl-r"]) {
       expect((await k.get(user, "/v1/resources")).body.resources.map((r: Json) => r.id)).not.toContain(id);
       expectError(await k.get(user, `/v1/resources/${id}`), 404, "not_found");
@@ -217,26 +213,26 @@ describe("DELETE /v1/resources/:id: exists → deleted", () => {
   test("owner only: an admin member 403 forbidden, a stranger to a public resource 403, to a members-only one 404", async () => {
     const id = await crew("dx");
     const board = await k.create("dx-o", "board", "public delete");
-    const before = k.snapshot();
+    const before = await k.snapshot();
     expectError(await k.del("dx-a", `/v1/resources/${id}`), 403, "forbidden");
     expectError(await k.del("dx-w1", `/v1/resources/${id}`), 403, "forbidden");
     expectError(await k.del("dx-stranger", `/v1/resources/${board.id}`), 403, "forbidden");
     expectError(await k.del("dx-stranger", `/v1/resources/${id}`), 404, "not_found");
     expectError(await k.del("dx-o", `/v1/resources/${Bun.randomUUIDv7()}`), 404, "not_found");
-    expect(k.snapshot()).toEqual(before);
+    expect(await k.snapshot()).toEqual(before);
   });
 
   test("_app: 403 app_resource_undeletable whoever asks (checked first); statics are not the caller's to delete", async () => {
-    const appId = k.appResourceId("main");
-    k.gw.gateway.membership.joinAppResource("main", "dapp-member");
+    const appId = await k.appResourceId("main");
+    await k.gw.gateway.membership.joinAppResource("main", "dapp-member");
     await k.users("dapp-member", "dapp-stranger");
-    const before = k.snapshot();
+    const before = await k.snapshot();
     expectError(await k.del("dapp-member", `/v1/resources/${appId}`), 403, "app_resource_undeletable");
     expectError(await k.del("dapp-stranger", `/v1/resources/${appId}`), 403, "app_resource_undeletable");
-    const feed = k.staticId("feed", "global");
+    const feed = await k.staticId("feed", "global");
     expectError(await k.del("dapp-stranger", `/v1/resources/${feed}`), 403, "forbidden");
-    expect(k.snapshot()).toEqual(before);
-    expect(k.resource(appId)).not.toBeNull();
+    expect(await k.snapshot()).toEqual(before);
+    expect(await k.resource(appId)).not.toBeNull();
   });
 
   test("main lifecycle: create → invite → accept → setRole → remove → delete, with the event trail", async () => {
@@ -246,7 +242,7 @@ describe("DELETE /v1/resources/:id: exists → deleted", () => {
     await setRole("lc-o", t.id, "lc-b", "admin");
     await remove("lc-o", t.id, "lc-b");
     await k.del("lc-o", `/v1/resources/${t.id}`);
-    expect(k.events(t.id).map((e) => [e.type, e.actor, e.user_id])).toEqual([
+    expect((await k.events(t.id)).map((e) => [e.type, e.actor, e.user_id])).toEqual([
       ["resource.created", "lc-o", "lc-o"],
       ["member.invited", "lc-o", "lc-b"],
       ["member.accepted", "lc-b", "lc-b"],

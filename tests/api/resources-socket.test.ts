@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { loadConfig } from "../../src/server/config.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
+import { sqliteOf } from "../helpers/db.ts";
 import {
   expectError,
   expectView,
@@ -80,7 +81,7 @@ async function call(
   return { status: res.status, body: parsed, headers: res.headers, text };
 }
 
-const sqlite = () => running.gateway.storage.sqlite;
+const sqlite = () => sqliteOf(running.gateway.storage);
 const memberRow = (id: string, user: string) =>
   sqlite()
     .query("SELECT role, state FROM members WHERE resource_id = ? AND user_id = ?")

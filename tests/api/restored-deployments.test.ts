@@ -11,6 +11,7 @@ import { deployApp } from "../../src/server/apps/deploy.ts";
 import type { AppDef, AppsFile } from "../../src/server/apps/model.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
+import { sql } from "../helpers/db.ts";
 import { tempDir } from "../helpers/stack.ts";
 
 const FILE: AppsFile = {
@@ -45,16 +46,15 @@ async function recordUnchecked(gw: RunningGateway, app: AppDef) {
   await deployApp(gateway.storage, gateway.membership.store, gateway.apps, app, gateway.sealer);
 }
 
-const appResource = (gw: RunningGateway, appId: string) =>
-  gw.gateway.storage.sqlite
-    .query("SELECT visibility, discoverable FROM resources WHERE app_id = ? AND type = '_app'")
-    .get(appId);
-const counts = (gw: RunningGateway) =>
-  gw.gateway.storage.sqlite
-    .query(
-      "SELECT (SELECT count(*) FROM deployments) AS deployments, (SELECT count(*) FROM resources) AS resources",
-    )
-    .get();
+const appResource = async (gw: RunningGateway, appId: string) =>
+  await sql(gw.gateway.storage).get(
+    "SELECT visibility, discoverable FROM resources WHERE app_id = ? AND type = '_app'",
+    appId,
+  );
+const counts = async (gw: RunningGateway) =>
+  await sql(gw.gateway.storage).get(
+    "SELECT (SELECT count(*) FROM deployments) AS deployments, (SELECT count(*) FROM resources) AS resources",
+  );
 
 describe("a recorded deployment today's rules refuse", () => {
   test.each([
@@ -86,7 +86,7 @@ describe("a recorded deployment today's rules refuse", () => {
       expect(warning.message).toContain("deploy it again");
       expect(warning.reason).toContain(app.statics ? "_app" : "javascript:");
       // Deployed again under today's rules, the app is back and its `_app` is members-only.
-      const before = counts(gw);
+      const before = await counts(gw);
       const res = await fetch(`${gw.adminUrl}/admin/v1/apps/legacy/deploy`, {
         method: "POST",
         headers: ADMIN,
@@ -96,8 +96,10 @@ describe("a recorded deployment today's rules refuse", () => {
         }),
       });
       expect(res.status).toBe(200);
-      expect(counts(gw)).toMatchObject({ deployments: (before as { deployments: number }).deployments + 1 });
-      expect(appResource(gw, "legacy")).toEqual({ visibility: "members", discoverable: 0 });
+      expect(await counts(gw)).toMatchObject({
+        deployments: (before as { deployments: number }).deployments + 1,
+      });
+      expect(await appResource(gw, "legacy")).toEqual({ visibility: "members", discoverable: 0 });
       expect(gw.gateway.apps.lookupClient("legacy-web")?.app.id).toBe("legacy");
     },
   );

@@ -59,7 +59,7 @@ describe("SDK refresh on 401", () => {
     const { client, browser } = await browserClient("sdk-dead");
     const cookie = browser.cookieHeader(stack.url);
     const found = await stack.running.gateway.sessions.resolve(cookie);
-    stack.running.gateway.sessions.end(found!.row.id, "test", "test");
+    await stack.running.gateway.sessions.end(found!.row.id, "test", "test");
     let caught: unknown;
     try {
       await client.resource.list();

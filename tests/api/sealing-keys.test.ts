@@ -15,6 +15,7 @@ import { ConfigError, loadConfig } from "../../src/server/config.ts";
 import { openStorage } from "../../src/server/db/open.ts";
 import { runKeys } from "../../src/server/keys-command.ts";
 import { Browser } from "../helpers/browser.ts";
+import { sql, sqliteOf } from "../helpers/db.ts";
 import {
   CLIENT_SECRET,
   CSRF,
@@ -75,8 +76,8 @@ describe("secrets off the database file", () => {
     const alice = await login("keys-alice");
     expect(alice.row.refreshSealed).toBeString();
     const dbPath = join(stack.dataDir, "gateway.db");
-    stack.running.gateway.storage.sqlite.exec("PRAGMA wal_checkpoint(PASSIVE)");
-    const settings = stack.running.gateway.storage.sqlite.query("SELECT key FROM settings").all();
+    sqliteOf(stack.running.gateway.storage).exec("PRAGMA wal_checkpoint(PASSIVE)");
+    const settings = await sql(stack.running.gateway.storage).all("SELECT key FROM settings");
     expect(settings).toEqual([]);
     const candidates = candidateSecrets(dbPath);
     expect(candidates.length).toBeGreaterThan(50);
@@ -103,12 +104,12 @@ describe("secrets off the database file", () => {
     }
   });
 
-  test("a database file others can read is narrowed to 0600 when opened", () => {
+  test("a database file others can read is narrowed to 0600 when opened", async () => {
     const dir = tempDir();
     const dbPath = join(dir, "old.db");
-    openStorage(dbPath).close();
+    await (await openStorage(dbPath)).close();
     chmodSync(dbPath, 0o644);
-    openStorage(dbPath).close();
+    await (await openStorage(dbPath)).close();
     expect(mode(dbPath)).toBe(0o600);
   });
 
@@ -140,14 +141,14 @@ describe("client secrets of deployments", () => {
       }),
     });
     expect(deployed.status).toBe(200);
-    stack.running.gateway.storage.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    sqliteOf(stack.running.gateway.storage).exec("PRAGMA wal_checkpoint(TRUNCATE)");
     for (const file of [dbPath, `${dbPath}-wal`])
       if (existsSync(file)) {
         const bytes = readFileSync(file).toString("latin1");
         expect(bytes).not.toContain(EXTRA_SECRET);
         expect(bytes).not.toContain(CLIENT_SECRET);
       }
-    const rows = stack.running.gateway.storage.sqlite.query("SELECT config FROM deployments").all() as Array<{
+    const rows = (await sql(stack.running.gateway.storage).all("SELECT config FROM deployments")) as Array<{
       config: string;
     }>;
     expect(rows.some((row) => row.config.includes("clientSecretSealed"))).toBe(true);
@@ -170,25 +171,20 @@ describe("client secrets of deployments", () => {
         },
       ],
     };
-    stack.running.gateway.storage.sqlite
+    sqliteOf(stack.running.gateway.storage)
       .query("INSERT INTO deployments (app_id, config, created_at) VALUES ('legacy', ?, 1)")
       .run(JSON.stringify(legacy));
     await stack.restart();
-    stack.running.gateway.storage.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    sqliteOf(stack.running.gateway.storage).exec("PRAGMA wal_checkpoint(TRUNCATE)");
     expect(readFileSync(dbPath).toString("latin1")).not.toContain("legacy-clear-secret-0123456789");
     expect(stack.running.gateway.apps.lookupClient("legacy-c")?.client?.clientSecret).toBe(
       "legacy-clear-secret-0123456789",
     );
     // Starting again records no new deployment when nothing changed.
-    const count = () =>
-      (
-        stack.running.gateway.storage.sqlite.query("SELECT count(*) AS n FROM deployments").get() as {
-          n: number;
-        }
-      ).n;
-    const before = count();
+    const count = () => sql(stack.running.gateway.storage).count("SELECT count(*) AS n FROM deployments");
+    const before = await count();
     await stack.restart();
-    expect(count()).toBe(before);
+    expect(await count()).toBe(before);
   }, 60_000);
 });
 
@@ -213,7 +209,7 @@ describe("key rotation", () => {
     await stack.restart();
     const gateway = stack.running.gateway;
     // Start-up re-sealed the refresh token on the row with the new key.
-    const row = gateway.store.get(bob.row.id)!;
+    const row = (await gateway.store.fresh(bob.row.id))!;
     expect(keyIdOf(row.refreshSealed!)).toBe(newId);
     // The browser's cookie, sealed with the previous key, still signs in.
     const session = await fetch(`${stack.url}/auth/session`, { headers: { cookie: bob.header } });
@@ -235,9 +231,9 @@ describe("key rotation", () => {
     const newCookie = bob.browser.cookieHeader(stack.url);
     expect(newCookie).not.toBe(bob.header);
     expect(keyIdOf(newCookie.slice(newCookie.indexOf("=") + 1))).toBe(newId);
-    expect(gateway.store.get(bob.row.id)!.cookieKeyId).toBe(newId);
+    expect((await gateway.store.fresh(bob.row.id))!.cookieKeyId).toBe(newId);
     // Deployed client secrets were re-sealed with the new key at start-up too.
-    const configs = gateway.storage.sqlite.query("SELECT config FROM deployments").all() as Array<{
+    const configs = (await sql(gateway.storage).all("SELECT config FROM deployments")) as Array<{
       config: string;
     }>;
     const kids = configs.flatMap((row) =>
@@ -279,13 +275,13 @@ describe("key rotation", () => {
     expect(before).toBeGreaterThanOrEqual(2);
     // Carol's cookie still uses the previous key: prune keeps that key.
     await runKeys(config, ["prune"], (line) => printed.push(line));
-    const carolKey = stack.running.gateway.store.get(carol.row.id)!.cookieKeyId;
+    const carolKey = (await stack.running.gateway.store.fresh(carol.row.id))!.cookieKeyId;
     const kept = await Promise.all(readKeyFile(keyFile).map(async (secret) => (await deriveKey(secret)).id));
     expect(kept).toContain(carolKey!);
     // Once every session on older keys has ended, prune removes them and old cookies stop working.
     const currentId = (await deriveKey(readKeyFile(keyFile)[0]!)).id;
-    for (const row of stack.running.gateway.store.listLive({}, 100))
-      if (row.cookieKeyId !== currentId) stack.running.gateway.sessions.end(row.id, "test", null);
+    for (const row of await stack.running.gateway.store.listLive({}, 100))
+      if (row.cookieKeyId !== currentId) await stack.running.gateway.sessions.end(row.id, "test", null);
     expect(await runKeys(config, ["prune"], (line) => printed.push(line))).toBe(0);
     expect(readKeyFile(keyFile)).toHaveLength(1);
     await stack.restart();
@@ -303,7 +299,7 @@ describe("key rotation", () => {
     await stack.restart({ SESSION_SECRET: second, SESSION_SECRET_PREVIOUS: first });
     const ok = await fetch(`${stack.url}/auth/session`, { headers: { cookie: dave.header } });
     expect(await ok.json()).toEqual({ authenticated: true, user_id: "keys-dave" });
-    expect(keyIdOf(stack.running.gateway.store.get(dave.row.id)!.refreshSealed!)).toBe(
+    expect(keyIdOf((await stack.running.gateway.store.fresh(dave.row.id))!.refreshSealed!)).toBe(
       (await deriveKey(second)).id,
     );
     await stack.restart({ SESSION_SECRET: second });
@@ -318,10 +314,10 @@ describe("a secret an older version kept in the database", () => {
     const dir = tempDir();
     const dbPath = join(dir, "gateway.db");
     const legacy = `legacy-${"s".repeat(40)}`;
-    const storage = openStorage(dbPath);
-    storage.sqlite.query("INSERT INTO settings (key, value) VALUES ('session_secret', ?)").run(legacy);
-    storage.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-    storage.close();
+    const storage = await openStorage(dbPath);
+    await sql(storage).run("INSERT INTO settings (key, value) VALUES ('session_secret', ?)", legacy);
+    sqliteOf(storage).exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    await storage.close();
     expect(readFileSync(dbPath).toString("latin1")).toContain(legacy);
 
     const { createGateway } = await import("../../src/server/gateway.ts");

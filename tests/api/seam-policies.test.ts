@@ -9,6 +9,7 @@ import { join } from "node:path";
 import type { AppsFile } from "../../src/server/apps/model.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
+import { sql, sqliteOf } from "../helpers/db.ts";
 import { freePort, tempDir } from "../helpers/stack.ts";
 
 const CLIENT = "seam-web";
@@ -176,7 +177,7 @@ describe.each([
     const after = await linksOf(ctx.id);
     expect(byRow(after.links)).toEqual(byRow([...ownerLinks(ctx.ownerId), P1(ctx.memberId, true)]));
     expect(after.retained).toEqual([F1(ctx.memberId)]);
-    expect(memberRow(ctx.id, ctx.memberId)).toBeNull();
+    expect(await memberRow(ctx.id, ctx.memberId)).toBeNull();
   });
 
   test("after the member rejoins: hidden rows come back, removed ones do not, retained copies stay the resource's", async () => {
@@ -247,7 +248,7 @@ describe("policies and rejoin paths", () => {
     // A link against the deleted resource is a 404 and stores nothing.
     expect((await link(ctx.id, ctx.ownerId, "notes", "late")).status).toBe(404);
     for (const table of ["resource_links", "retained_rows", "members"])
-      expect(rowsFor(table, ctx.id)).toBe(0);
+      expect(await rowsFor(table, ctx.id)).toBe(0);
   });
 
   test("10 simultaneous leaves of one member: one succeeds, the policy runs once", async () => {
@@ -277,35 +278,44 @@ describe("policies and rejoin paths", () => {
     );
     expect(results.every((r) => r.status === 200 || r.body.code === "not_a_member")).toBe(true);
     const { links, retained } = await linksOf(id);
-    for (const l of links.filter((x) => !x.hidden)) expect(memberState(id, l.contributorId)).toBe("active");
+    for (const l of links.filter((x) => !x.hidden))
+      expect(await memberState(id, l.contributorId)).toBe("active");
     for (const l of links.filter((x) => x.hidden)) {
       expect(l.table).toBe("posts");
-      expect(memberState(id, l.contributorId)).toBeNull();
+      expect(await memberState(id, l.contributorId)).toBeNull();
     }
     for (const r of retained) expect(r.table).toBe("photos");
-    const active = users.filter((u) => memberState(id, u) === "active").length;
+    const states = await Promise.all(users.map((u) => memberState(id, u)));
+    const active = states.filter((state) => state === "active").length;
     expect(await memberCount(owner, id)).toBe(active + 1);
   });
 });
 
-const rowsFor = (table: string, resourceId: string) =>
+const rowsFor = async (table: string, resourceId: string) =>
   (
-    running.gateway.storage.sqlite
-      .query(`SELECT count(*) AS n FROM ${table} WHERE resource_id = ?`)
-      .get(resourceId) as {
+    (await sql(running.gateway.storage).get(
+      `SELECT count(*) AS n FROM ${table} WHERE resource_id = ?`,
+      resourceId,
+    )) as {
       n: number;
     }
   ).n;
-const memberRow = (resourceId: string, userId: string) =>
-  running.gateway.storage.sqlite
-    .query("SELECT role, state FROM members WHERE resource_id = ? AND user_id = ?")
-    .get(resourceId, userId) as { role: string; state: string } | null;
-const memberState = (resourceId: string, userId: string) => memberRow(resourceId, userId)?.state ?? null;
-const eventCount = (resourceId: string, type: string, userId: string) =>
+const memberRow = async (resourceId: string, userId: string) =>
+  (await sql(running.gateway.storage).get(
+    "SELECT role, state FROM members WHERE resource_id = ? AND user_id = ?",
+    resourceId,
+    userId,
+  )) as { role: string; state: string } | null;
+const memberState = async (resourceId: string, userId: string) =>
+  (await memberRow(resourceId, userId))?.state ?? null;
+const eventCount = async (resourceId: string, type: string, userId: string) =>
   (
-    running.gateway.storage.sqlite
-      .query("SELECT count(*) AS n FROM events WHERE resource_id = ? AND type = ? AND user_id = ?")
-      .get(resourceId, type, userId) as { n: number }
+    (await sql(running.gateway.storage).get(
+      "SELECT count(*) AS n FROM events WHERE resource_id = ? AND type = ? AND user_id = ?",
+      resourceId,
+      type,
+      userId,
+    )) as { n: number }
   ).n;
 const memberCount = async (headers: Record<string, string>, id: string) => {
   const res = await api(headers, "GET", `/v1/resources/${id}`);
@@ -338,16 +348,16 @@ describe.each([
         status: 200,
         body: via === "link" ? { ok: true, joined: true } : { allowed: true, role, joined: true },
       });
-      expect(memberRow(id, user)).toEqual({ role, state: "active" });
+      expect(await memberRow(id, user)).toEqual({ role, state: "active" });
       expect(await memberCount(owner, id)).toBe(2);
-      expect(eventCount(id, "member.auto_joined", user)).toBe(1);
+      expect(await eventCount(id, "member.auto_joined", user)).toBe(1);
       const second = await write(id, user, "r2");
       expect(second).toEqual({
         status: 200,
         body: via === "link" ? { ok: true, joined: false } : { allowed: true, role, joined: false },
       });
       expect(await memberCount(owner, id)).toBe(2);
-      expect(eventCount(id, "member.auto_joined", user)).toBe(1);
+      expect(await eventCount(id, "member.auto_joined", user)).toBe(1);
       expect(await linked(id, user)).toBe(via === "link" ? 2 : 0);
       // The owner writes as the owner and never "joins".
       expect((await write(id, `aj-${via}-${type}-owner`, "r3")).body).toMatchObject({ joined: false });
@@ -362,7 +372,7 @@ describe.each([
     expect(results.every((r) => r.status === 200)).toBe(true);
     expect(results.filter((r) => r.body.joined === true)).toHaveLength(1);
     expect(await memberCount(owner, id)).toBe(2);
-    expect(eventCount(id, "member.auto_joined", user)).toBe(1);
+    expect(await eventCount(id, "member.auto_joined", user)).toBe(1);
   });
 
   test("a pending (invited or requested) user is refused 403 pending_membership; nothing is linked or joined", async () => {
@@ -379,9 +389,9 @@ describe.each([
       const res = await write(id, user, "x");
       expect(res.status).toBe(403);
       expect(res.body).toMatchObject({ code: "pending_membership", error: expect.any(String) });
-      expect(memberRow(id, user)).toEqual({ role: "writer", state });
+      expect(await memberRow(id, user)).toEqual({ role: "writer", state });
       expect(await linked(id, user)).toBe(0);
-      expect(eventCount(id, "member.auto_joined", user)).toBe(0);
+      expect(await eventCount(id, "member.auto_joined", user)).toBe(0);
     }
     expect(await memberCount(owner, id)).toBe(1);
   });
@@ -393,7 +403,7 @@ describe.each([
     const res = await write(id, user, "x");
     expect(res.status).toBe(403);
     expect(res.body).toMatchObject({ code: "forbidden" });
-    expect(memberRow(id, user)).toBeNull();
+    expect(await memberRow(id, user)).toBeNull();
     expect(await linked(id, user)).toBe(0);
     expect(await memberCount(owner, id)).toBe(1);
     expect((await write(crypto.randomUUID(), user, "x")).status).toBe(404);
@@ -408,7 +418,7 @@ test("reads never join: GET /:id and GET /:id/members by a non-member leave the 
   expect(view).toMatchObject({ status: 200, body: { id, memberCount: 1 } });
   expect((await api(reader, "GET", `/v1/resources/${id}/members`)).status).toBe(403);
   expect(await linksOf(id)).toEqual({ links: [], retained: [] });
-  expect(memberRow(id, "reads-user")).toBeNull();
+  expect(await memberRow(id, "reads-user")).toBeNull();
   expect(await memberCount(owner, id)).toBe(1);
 });
 
@@ -420,7 +430,7 @@ describe("ownership of a linked row never moves", () => {
     const taken = await link(ctx.id, "relink-thief", "posts", "p1", { title: "mine now" });
     expect(taken.status).toBe(409);
     expect(taken.body).toMatchObject({ code: "already_linked" });
-    expect(memberRow(ctx.id, "relink-thief")).toBeNull();
+    expect(await memberRow(ctx.id, "relink-thief")).toBeNull();
     // The owner (a member) cannot take it either.
     expect((await link(ctx.id, ctx.ownerId, "posts", "p1")).status).toBe(409);
     expect(await linksOf(ctx.id)).toEqual(before);
@@ -436,7 +446,7 @@ describe("ownership of a linked row never moves", () => {
 describe("a membership change fails as a whole", () => {
   test("the seam failing during a leave (after the member row and the count changed) leaves nothing of it", async () => {
     const ctx = await roomWithContributions("partial");
-    const sqlite = running.gateway.storage.sqlite;
+    const sqlite = sqliteOf(running.gateway.storage);
     const links = await linksOf(ctx.id);
     const count = await memberCount(ctx.owner, ctx.id);
     const stored = () =>
@@ -453,11 +463,11 @@ describe("a membership change fails as a whole", () => {
     } finally {
       sqlite.exec("DROP TRIGGER fail_hide");
     }
-    expect(memberRow(ctx.id, ctx.memberId)).toEqual({ role: "writer", state: "active" });
+    expect(await memberRow(ctx.id, ctx.memberId)).toEqual({ role: "writer", state: "active" });
     expect(stored()).toBe(storedBefore);
     expect(await memberCount(ctx.owner, ctx.id)).toBe(count);
     expect(await linksOf(ctx.id)).toEqual(links);
-    expect(eventCount(ctx.id, "member.left", ctx.memberId)).toBe(0);
+    expect(await eventCount(ctx.id, "member.left", ctx.memberId)).toBe(0);
     expect(
       (await sqlite.query("SELECT count(*) AS n FROM retained_rows WHERE resource_id = ?").get(ctx.id)) as {
         n: number;

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { Browser } from "../helpers/browser.ts";
+import { sql } from "../helpers/db.ts";
 import {
   authorizeUrl,
   CLIENT_ID,
@@ -41,8 +42,8 @@ const refresh = (cookie: string, body: unknown = {}) =>
     headers: { ...CSRF, cookie },
     body: JSON.stringify(body),
   });
-const events = (type: string) =>
-  stack.running.gateway.storage.sqlite.query("SELECT * FROM events WHERE type = ?").all(type) as Array<{
+const events = async (type: string) =>
+  (await sql(stack.running.gateway.storage).all("SELECT * FROM events WHERE type = ?", type)) as Array<{
     data: string;
   }>;
 describe("a stolen cookie is treated as theft", () => {
@@ -64,10 +65,10 @@ describe("a stolen cookie is treated as theft", () => {
     expect(reuse.status).toBe(401);
     expect(await reuse.json()).toMatchObject({ code: "unauthenticated" });
     expect(reuse.headers.getSetCookie().some((c) => /^sg_session=; Max-Age=0/.test(c))).toBe(true);
-    const row = stack.running.gateway.store.get(victim.row.id)!;
+    const row = (await stack.running.gateway.store.fresh(victim.row.id))!;
     expect(row.endedAt).not.toBeNull();
     expect(row.endReason).toBe("refresh_reuse");
-    const detected = events("session.reuse_detected").map((e) => JSON.parse(e.data));
+    const detected = (await events("session.reuse_detected")).map((e) => JSON.parse(e.data));
     expect(detected).toContainEqual({
       sessionId: victim.row.id,
       clientId: CLIENT_ID,
@@ -86,21 +87,21 @@ describe("a stolen cookie is treated as theft", () => {
     expect((await refresh(user.cookie)).status).toBe(200);
     const second = await refresh(user.cookie);
     expect(second.status).toBe(200);
-    expect(stack.running.gateway.store.get(user.row.id)!.endedAt).toBeNull();
+    expect((await stack.running.gateway.store.fresh(user.row.id))!.endedAt).toBeNull();
   }, 60_000);
 });
 
 describe("refresh checks the client first", () => {
   test("POST /auth/refresh with another client_id is 400 and changes nothing, at the provider included", async () => {
     const user = await login("refresh-client");
-    const before = stack.running.gateway.store.get(user.row.id)!;
+    const before = (await stack.running.gateway.store.fresh(user.row.id))!;
     const calls = stack.idp.calls["token:refresh_token"] ?? 0;
     const res = await refresh(user.cookie, { client_id: SECRET_CLIENT_ID });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ code: "invalid_request" });
     expect(res.headers.getSetCookie()).toEqual([]);
     expect(stack.idp.calls["token:refresh_token"] ?? 0).toBe(calls);
-    expect(stack.running.gateway.store.get(user.row.id)).toEqual(before);
+    expect(await stack.running.gateway.store.fresh(user.row.id)).toEqual(before);
     // The session's own client still refreshes (the token was never spent).
     const ok = await refresh(user.cookie, { client_id: CLIENT_ID });
     expect(ok.status).toBe(200);
@@ -186,7 +187,7 @@ describe("the CSRF guard is where the route is", () => {
       );
       expect([host, answer.split("\r\n")[0]]).toEqual([host, "HTTP/1.1 403 Forbidden"]);
       expect(answer).toContain('"code":"csrf_required"');
-      expect(stack.running.gateway.store.get(user.row.id)!.endedAt).toBeNull();
+      expect((await stack.running.gateway.store.fresh(user.row.id))!.endedAt).toBeNull();
     }
     const session = await fetch(`${stack.url}/auth/session`, { headers: { cookie: user.cookie } });
     expect(await session.json()).toEqual({ authenticated: true, user_id: "csrf-host" });
@@ -204,10 +205,11 @@ describe("ID tokens carry the nonce the sign-in sent", () => {
     };
     return { browser: flow.browser, nonce: flow.nonce, exchange };
   }
-  const liveSessionsOf = (user: string) =>
-    stack.running.gateway.storage.sqlite
-      .query("SELECT count(*) AS n FROM sessions WHERE user_id = ? AND ended_at IS NULL")
-      .get(user) as { n: number };
+  const liveSessionsOf = async (user: string) =>
+    (await sql(stack.running.gateway.storage).get(
+      "SELECT count(*) AS n FROM sessions WHERE user_id = ? AND ended_at IS NULL",
+      user,
+    )) as { n: number };
 
   test("another nonce at /auth/token is 400 invalid_nonce and starts no session", async () => {
     const { browser, exchange } = await codeWithNonce("nonce-mismatch");
@@ -215,7 +217,7 @@ describe("ID tokens carry the nonce the sign-in sent", () => {
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ code: "invalid_nonce" });
     expect(browser.cookieHeader(stack.url)).not.toContain("sg_session");
-    expect(liveSessionsOf("nonce-mismatch").n).toBe(0);
+    expect((await liveSessionsOf("nonce-mismatch")).n).toBe(0);
   }, 60_000);
 
   test("a nonce sent at authorize but missing at /auth/token is 400 invalid_nonce", async () => {
@@ -223,13 +225,13 @@ describe("ID tokens carry the nonce the sign-in sent", () => {
     const res = await exchange(undefined);
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ code: "invalid_nonce" });
-    expect(liveSessionsOf("nonce-missing").n).toBe(0);
+    expect((await liveSessionsOf("nonce-missing")).n).toBe(0);
   }, 60_000);
 
   test("the matching nonce signs in", async () => {
     const { exchange, nonce } = await codeWithNonce("nonce-ok");
     expect((await exchange(nonce)).status).toBe(200);
-    expect(liveSessionsOf("nonce-ok").n).toBe(1);
+    expect((await liveSessionsOf("nonce-ok")).n).toBe(1);
   }, 60_000);
 });
 

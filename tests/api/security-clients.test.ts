@@ -9,6 +9,7 @@ import type { AppsFile } from "../../src/server/apps/model.ts";
 import { idTokenRefusal } from "../../src/server/auth/id-token.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
+import { sql } from "../helpers/db.ts";
 import { tempDir } from "../helpers/stack.ts";
 
 const TOKENS: Record<string, string> = { "token-known": "known-web", "token-stray": "stray-product" };
@@ -79,9 +80,9 @@ describe("bearer tokens of clients in no app", () => {
       body: JSON.stringify({ type: "team", name: "not ours" }),
     });
     expect(create.status).toBe(401);
-    const count = gw.gateway.storage.sqlite
-      .query("SELECT count(*) AS n FROM resources WHERE owner_id LIKE 'user-of-%'")
-      .get();
+    const count = await sql(gw.gateway.storage).get(
+      "SELECT count(*) AS n FROM resources WHERE owner_id LIKE 'user-of-%'",
+    );
     expect(count).toEqual({ n: 0 });
     // A known client's token writes with no CSRF header (bearer calls need none).
     const ours = await fetch(`${gw.publicUrl}/v1/resources`, {

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Browser } from "../helpers/browser.ts";
+import { sqliteOf } from "../helpers/db.ts";
 import {
   APP_ORIGIN,
   CSRF,
@@ -30,7 +31,7 @@ async function login(user: string, clientId?: string) {
   return { cookie, row: resolved.row, accessToken: resolved.cookie.at };
 }
 
-const sqlite = () => stack.running.gateway.storage.sqlite;
+const sqlite = () => sqliteOf(stack.running.gateway.storage);
 const counts = () =>
   sqlite()
     .query(
@@ -57,7 +58,7 @@ describe("a credential is used only from its own app's origins", () => {
     expect(team.headers.get("access-control-allow-origin")).toBe(APP_ORIGIN);
     const { id } = (await team.json()) as { id: string };
     const before = counts();
-    const row = stack.running.gateway.store.get(alice.row.id)!;
+    const row = (await stack.running.gateway.store.fresh(alice.row.id))!;
     const fromB = { ...CSRF, cookie: alice.cookie, origin: OTHER_ORIGIN };
     const calls: Array<[string, string, unknown?]> = [
       ["GET", "/v1/resources"],
@@ -90,7 +91,7 @@ describe("a credential is used only from its own app's origins", () => {
       await expectRefused(res);
     }
     expect(counts()).toEqual(before);
-    const after = stack.running.gateway.store.get(alice.row.id)!;
+    const after = (await stack.running.gateway.store.fresh(alice.row.id))!;
     expect(after.endedAt).toBeNull();
     expect(after.refreshHash).toBe(row.refreshHash);
     expect(stack.idp.calls["token:authorization_code"]).toBeGreaterThan(0);
@@ -118,7 +119,7 @@ describe("a credential is used only from its own app's origins", () => {
         }),
       );
     }
-    expect(stack.running.gateway.store.get(bob.row.id)!.endedAt).toBeNull();
+    expect((await stack.running.gateway.store.fresh(bob.row.id))!.endedAt).toBeNull();
   }, 60_000);
 
   test("same-origin requests (the gateway's own pages) need no registration", async () => {
@@ -153,7 +154,7 @@ describe("a credential is used only from its own app's origins", () => {
     await expectRefused(await exchange(OTHER_ORIGIN));
     expect(stack.idp.calls["token:authorization_code"] ?? 0).toBe(exchanges); // the code was never sent
     expect(browser.cookieHeader(stack.url)).toBe(aCookie);
-    expect(stack.running.gateway.store.get(aSession.id)!.endedAt).toBeNull();
+    expect((await stack.running.gateway.store.fresh(aSession.id))!.endedAt).toBeNull();
     // Signed out of A (from A's origin), the browser signs in to B from B's origin.
     const out = await browser.fetch(`${stack.url}/auth/logout`, {
       method: "POST",

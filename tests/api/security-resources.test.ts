@@ -20,21 +20,22 @@ afterAll(() => {
 
 describe("the _app roster is a list of the app's users", () => {
   test("a writer of _app (every consenting user) cannot list the app's users: 403, nothing changes", async () => {
-    const appId = k.appResourceId();
-    k.gw.gateway.membership.joinAppResource("main", "app-writer");
-    k.gw.gateway.membership.joinAppResource("main", "app-other");
-    expect(k.member(appId, "app-writer")).toMatchObject({ role: "writer", state: "active" });
-    const before = k.snapshot();
+    const appId = await k.appResourceId();
+    await k.gw.gateway.membership.joinAppResource("main", "app-writer");
+    await k.gw.gateway.membership.joinAppResource("main", "app-other");
+    expect(await k.member(appId, "app-writer")).toMatchObject({ role: "writer", state: "active" });
+    const before = await k.snapshot();
     expectError(await k.get("app-writer", `/v1/resources/${appId}/members`), 403, "forbidden");
-    expect(k.snapshot()).toEqual(before);
+    expect(await k.snapshot()).toEqual(before);
   });
 
   test("an admin of _app reads its roster; rosters of other resources are unchanged for writers", async () => {
-    const appId = k.appResourceId();
-    k.gw.gateway.membership.joinAppResource("main", "app-admin");
-    k.sqlite
-      .query("UPDATE members SET role = 'admin' WHERE resource_id = ? AND user_id = 'app-admin'")
-      .run(appId);
+    const appId = await k.appResourceId();
+    await k.gw.gateway.membership.joinAppResource("main", "app-admin");
+    await k.db.run(
+      "UPDATE members SET role = 'admin' WHERE resource_id = ? AND user_id = 'app-admin'",
+      appId,
+    );
     // Nobody is made admin of _app through the API (the app owns it); an operator can, in the database.
     const roster = await k.get("app-admin", `/v1/resources/${appId}/members`);
     expect(roster.status).toBe(200);
@@ -71,19 +72,19 @@ describe("a requester sees only what a non-member may", () => {
 
 describe("app-owned resources have no user owner", () => {
   test("a user whose subject is app:<appId> cannot delete that app's statics or _app: 403, nothing changes", async () => {
-    const feed = k.staticId("feed", "global");
-    const appRes = k.appResourceId();
+    const feed = await k.staticId("feed", "global");
+    const appRes = await k.appResourceId();
     await k.users("app:main");
-    const before = k.snapshot();
+    const before = await k.snapshot();
     expectError(await k.del("app:main", `/v1/resources/${feed}`), 403, "forbidden");
     expectError(await k.del("app:main", `/v1/resources/${appRes}`), 403, "app_resource_undeletable");
-    expect(k.snapshot()).toEqual(before);
-    expect(k.resource(feed)).toMatchObject({ owner_kind: "app", owner_id: "app:main" });
+    expect(await k.snapshot()).toEqual(before);
+    expect(await k.resource(feed)).toMatchObject({ owner_kind: "app", owner_id: "app:main" });
   });
 
   test("that user still owns what they create", async () => {
     const mine = await k.create("app:main", "team", "made by a user named app:main");
-    expect(k.resource(mine.id)).toMatchObject({ owner_kind: "user", owner_id: "app:main" });
+    expect(await k.resource(mine.id)).toMatchObject({ owner_kind: "user", owner_id: "app:main" });
     expect((await k.del("app:main", `/v1/resources/${mine.id}`)).status).toBe(200);
   });
 });
@@ -109,12 +110,12 @@ describe("one user takes only a share of the app's budget", () => {
     await awayFromMinuteEdge();
     for (let i = 0; i < 2; i++)
       expect((await b.get("share-hog", "/v1/resources", "metered-web")).status).toBe(200);
-    const before = b.snapshot();
+    const before = await b.snapshot();
     const refused = await b.post("share-hog", "/v1/resources", { type: "team", name: "hog" }, "metered-web");
     expectError(refused, 429, "budget_exceeded");
     expect(refused.body.error).toContain("share");
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-    expect(b.snapshot()).toEqual(before);
+    expect(await b.snapshot()).toEqual(before);
     // The refused calls were not charged to the app: another user has the rest of the minute.
     for (let i = 0; i < 5; i++) await b.get("share-hog", "/v1/resources", "metered-web");
     expect((await b.get("share-other", "/v1/resources", "metered-web")).status).toBe(200);
@@ -200,7 +201,7 @@ describe("validation of the apps file and deploys", () => {
   test("a deploy with a static _app is 400 and changes nothing; _app stays members-only", async () => {
     const d = await makeKit(TEST_APPS, { ADMIN_TOKEN: "deploy-token" });
     kits.push(d);
-    const before = d.snapshot();
+    const before = await d.snapshot();
     const res = await d.gw.admin("/admin/v1/apps/main/deploy", {
       method: "POST",
       headers: { authorization: "Bearer deploy-token", "content-type": "application/json" },
@@ -211,8 +212,11 @@ describe("validation of the apps file and deploys", () => {
     });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ code: "invalid_request" });
-    expect(d.snapshot()).toEqual(before);
-    expect(d.resource(d.appResourceId())).toMatchObject({ visibility: "members", discoverable: 0 });
+    expect(await d.snapshot()).toEqual(before);
+    expect(await d.resource(await d.appResourceId())).toMatchObject({
+      visibility: "members",
+      discoverable: 0,
+    });
   });
 });
 
@@ -230,13 +234,13 @@ describe("look-alike text", () => {
     ["a control character inside", "a\u0007b"],
   ])("a name with %s is 400 invalid_request, nothing stored", async (_label, name) => {
     await k.users("la-user");
-    const before = k.snapshot();
+    const before = await k.snapshot();
     const reply = await k.call("la-user", "POST", "/v1/resources", undefined, {
       rawBody: `{"type":"team","name":${JSON.stringify(name)}}`,
     });
     expectError(reply, 400, "invalid_request");
     expect(reply.body.error).toContain("name");
-    expect(k.snapshot()).toEqual(before);
+    expect(await k.snapshot()).toEqual(before);
   });
 
   test("joiners inside an emoji sequence are fine; names are stored in NFC", async () => {
@@ -245,15 +249,15 @@ describe("look-alike text", () => {
     const decomposed = await created("Cafe\u0301");
     expect(decomposed.status).toBe(200);
     expect(decomposed.body.name).toBe("Caf\u00E9");
-    expect(k.resource(decomposed.body.id).name).toBe("Caf\u00E9");
+    expect((await k.resource(decomposed.body.id)).name).toBe("Caf\u00E9");
   });
 
   test("the 200-character limit counts characters: 150 or 200 emoji are accepted, 201 refused", async () => {
     expect((await created("\u{1F600}".repeat(150))).status).toBe(200);
     expect((await created("\u{1F600}".repeat(200))).status).toBe(200);
-    const before = k.snapshot();
+    const before = await k.snapshot();
     expectError(await created("\u{1F600}".repeat(201)), 400, "invalid_request");
-    expect(k.snapshot()).toEqual(before);
+    expect(await k.snapshot()).toEqual(before);
   });
 
   test.each([
@@ -269,11 +273,11 @@ describe("look-alike text", () => {
     async (_label, make) => {
       const team = await k.create("la-owner", "team", "look-alike team");
       const [path, body] = make(team.id);
-      const before = k.snapshot();
+      const before = await k.snapshot();
       const reply = await k.call("la-owner", "POST", path, undefined, { rawBody: JSON.stringify(body) });
       expectError(reply, 400, "invalid_request");
       expect(reply.body.error).toContain("userId");
-      expect(k.snapshot()).toEqual(before);
+      expect(await k.snapshot()).toEqual(before);
     },
   );
 

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { RunningGateway } from "../../src/server/serve.ts";
+import { sql } from "../helpers/db.ts";
 import { CLIENT_ID, CSRF, type Stack, startStack } from "../helpers/stack.ts";
 
 let stack: Stack;
@@ -49,11 +50,12 @@ describe("two processes on one database file", () => {
     const { id } = (await created.json()) as { id: string };
     const users = await Promise.all(["o1", "o2", "o3", "o4"].map((u) => cookieFor(`overlap-${u}`)));
     const bases = [stack.url, other.publicUrl];
-    const activeRoster = () =>
+    const activeRoster = async () =>
       (
-        stack.running.gateway.storage.sqlite
-          .query("SELECT count(*) AS n FROM members WHERE resource_id = ? AND state = 'active'")
-          .get(id) as { n: number }
+        (await sql(stack.running.gateway.storage).get(
+          "SELECT count(*) AS n FROM members WHERE resource_id = ? AND state = 'active'",
+          id,
+        )) as { n: number }
       ).n;
     for (let round = 0; round < 12; round++) {
       for (const [i, user] of users.entries()) {
@@ -69,7 +71,7 @@ describe("two processes on one database file", () => {
           const seen = (await (await call(base, user, "GET", `/v1/resources/${id}`)).json()) as {
             memberCount: number;
           };
-          expect(seen.memberCount).toBe(activeRoster());
+          expect(seen.memberCount).toBe(await activeRoster());
         }
         const leave = await call(b, user, "POST", `/v1/resources/${id}/leave`);
         expect([round, i, "leave", leave.status]).toEqual([round, i, "leave", 200]);
@@ -77,8 +79,8 @@ describe("two processes on one database file", () => {
       const counted = (await (await call(bases[round % 2]!, owner, "GET", `/v1/resources/${id}`)).json()) as {
         memberCount: number;
       };
-      expect(counted.memberCount).toBe(activeRoster());
-      expect(activeRoster()).toBe(1);
+      expect(counted.memberCount).toBe(await activeRoster());
+      expect(await activeRoster()).toBe(1);
     }
   }, 60_000);
 

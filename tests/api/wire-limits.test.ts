@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { loadConfig } from "../../src/server/config.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
+import { sql } from "../helpers/db.ts";
 import { rawExchange } from "../helpers/raw-http.ts";
 import { tempDir } from "../helpers/stack.ts";
 
@@ -97,9 +98,9 @@ describe("a slow upload", () => {
       expect(answer.elapsed).toBeLessThan(2000);
     }
     // Nothing was created by the cut request.
-    const rows = running.gateway.storage.sqlite
-      .query("SELECT count(*) AS n FROM resources WHERE type != '_app'")
-      .get() as { n: number };
+    const rows = (await sql(running.gateway.storage).get(
+      "SELECT count(*) AS n FROM resources WHERE type != '_app'",
+    )) as { n: number };
     expect(rows.n).toBe(0);
   });
 

@@ -12,6 +12,7 @@ import type { AppsFile } from "../../src/server/apps/model.ts";
 import { AppRegistry } from "../../src/server/apps/registry.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import { createGateway, type Gateway } from "../../src/server/gateway.ts";
+import { sqliteOf } from "../helpers/db.ts";
 import { freePort, tempDir } from "../helpers/stack.ts";
 
 const CLIENT = "race-web";
@@ -95,7 +96,11 @@ const post = (i: number, headers: Record<string, string>, path: string, body?: u
     body: body === undefined ? undefined : JSON.stringify(body),
   });
 const n = (sql: string, ...params: string[]) =>
-  (local.storage.sqlite.query(sql).get(...params) as { n: number }).n;
+  (
+    sqliteOf(local.storage)
+      .query(sql)
+      .get(...params) as { n: number }
+  ).n;
 
 /** Each race is run several times on fresh resources: one broken run is enough to fail. */
 const REPEATS = 5;

@@ -11,6 +11,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import type { AppsFile } from "../../src/server/apps/model.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
+import { sql } from "../helpers/db.ts";
 import { launchBrowser } from "../helpers/demo-stack.ts";
 import { freePort, tempDir } from "../helpers/stack.ts";
 
@@ -117,15 +118,15 @@ function attempt(p: Page) {
 }
 
 const invites = () =>
-  gateway.gateway.storage.sqlite.query("SELECT count(*) AS n FROM members WHERE user_id = 'mallory'").get();
+  sql(gateway.gateway.storage).get("SELECT count(*) AS n FROM members WHERE user_id = 'mallory'");
 
 describe("a page on another app's origin, in a browser signed in through app A", () => {
   test("cannot read A's resources, invite into them, or sign A out", async () => {
     const p = await context.newPage();
     await p.goto(`${originB}/`);
     expect(await attempt(p)).toEqual(["blocked:TypeError", "blocked:TypeError", "blocked:TypeError"]);
-    expect(invites()).toEqual({ n: 0 });
-    expect(gateway.gateway.store.get(sessionId)!.endedAt).toBeNull();
+    expect(await invites()).toEqual({ n: 0 });
+    expect((await gateway.gateway.store.fresh(sessionId))!.endedAt).toBeNull();
     await p.close();
   }, 30_000);
 

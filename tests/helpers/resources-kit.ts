@@ -3,8 +3,10 @@
  * sealed cookies), JSON calls, and direct SQLite reads of `resources`, `members` and `events` so each
  * test can assert the stored state after a call (and that refusals changed nothing).
  */
+
 import { expect } from "bun:test";
 import type { AppsFile } from "../../src/server/apps/model.ts";
+import { sql } from "./db.ts";
 import { type InProcess, inProcess, sessionFor } from "./in-process.ts";
 
 /** An apps file exercising ceilings, default roles, reserved types, statics, two apps and a budget-free app. */
@@ -88,8 +90,9 @@ export class Kit {
 
   constructor(readonly gw: InProcess) {}
 
-  get sqlite() {
-    return this.gw.gateway.storage.sqlite;
+  /** The database, through the engine the gateway runs on. */
+  get db() {
+    return sql(this.gw.gateway.storage);
   }
 
   /** Session headers (cookie + CSRF + JSON) for a user, made once per user and client. */
@@ -183,66 +186,67 @@ export class Kit {
     return [...reply.body.members].sort((a: Json, b: Json) => a.userId.localeCompare(b.userId));
   }
 
-  member(resourceId: string, userId: string): MemberDbRow | null {
-    return this.sqlite
-      .query(
+  async member(resourceId: string, userId: string): Promise<MemberDbRow | null> {
+    return (
+      (await this.db.get<MemberDbRow>(
         "SELECT resource_id, user_id, app_id, role, state, invited_by FROM members WHERE resource_id = ? AND user_id = ?",
-      )
-      .get(resourceId, userId) as MemberDbRow | null;
+        resourceId,
+        userId,
+      )) ?? null
+    );
   }
 
-  members(resourceId: string): MemberDbRow[] {
-    return this.sqlite
-      .query(
-        "SELECT resource_id, user_id, app_id, role, state, invited_by FROM members WHERE resource_id = ? ORDER BY user_id",
-      )
-      .all(resourceId) as MemberDbRow[];
+  members(resourceId: string): Promise<MemberDbRow[]> {
+    return this.db.all<MemberDbRow>(
+      "SELECT resource_id, user_id, app_id, role, state, invited_by FROM members WHERE resource_id = ? ORDER BY user_id",
+      resourceId,
+    );
   }
 
-  resource(id: string): Json {
-    return this.sqlite.query("SELECT * FROM resources WHERE id = ?").get(id);
+  resource(id: string): Promise<Json> {
+    return this.db.get("SELECT * FROM resources WHERE id = ?", id);
   }
 
-  memberCount(id: string): number | undefined {
-    return (this.sqlite.query("SELECT member_count AS n FROM resources WHERE id = ?").get(id) as Json)?.n;
+  async memberCount(id: string): Promise<number | undefined> {
+    return (await this.db.get("SELECT member_count AS n FROM resources WHERE id = ?", id))?.n;
   }
 
   /** Event rows about a resource, oldest first (type, actor, resource_id, user_id, data). */
-  events(resourceId: string): EventRow[] {
-    return this.sqlite
-      .query("SELECT type, actor, resource_id, user_id, data FROM events WHERE resource_id = ? ORDER BY id")
-      .all(resourceId) as EventRow[];
+  events(resourceId: string): Promise<EventRow[]> {
+    return this.db.all<EventRow>(
+      "SELECT type, actor, resource_id, user_id, data FROM events WHERE resource_id = ? ORDER BY id",
+      resourceId,
+    );
   }
 
-  lastEvent(resourceId: string): EventRow | undefined {
-    return this.events(resourceId).at(-1);
+  async lastEvent(resourceId: string): Promise<EventRow | undefined> {
+    return (await this.events(resourceId)).at(-1);
   }
 
-  eventCount(): number {
-    return (this.sqlite.query("SELECT count(*) AS n FROM events").get() as Json).n;
+  eventCount(): Promise<number> {
+    return this.db.count("SELECT count(*) AS n FROM events");
   }
 
-  appResourceId(appId = "main"): string {
-    return (
-      this.sqlite.query("SELECT id FROM resources WHERE app_id = ? AND type = '_app'").get(appId) as Json
-    ).id;
+  async appResourceId(appId = "main"): Promise<string> {
+    return (await this.db.get("SELECT id FROM resources WHERE app_id = ? AND type = '_app'", appId))!.id;
   }
 
-  staticId(type: string, slug: string, appId = "main"): string {
-    return (
-      this.sqlite
-        .query("SELECT id FROM resources WHERE app_id = ? AND type = ? AND slug = ?")
-        .get(appId, type, slug) as Json
-    ).id;
+  async staticId(type: string, slug: string, appId = "main"): Promise<string> {
+    return (await this.db.get(
+      "SELECT id FROM resources WHERE app_id = ? AND type = ? AND slug = ?",
+      appId,
+      type,
+      slug,
+    ))!.id;
   }
 
   /** Row counts and a checksum of `resources`, `members` and `events`: equal before and after a refusal. */
-  snapshot(): { counts: Record<string, number>; hash: string } {
+  async snapshot(): Promise<{ counts: Record<string, number>; hash: string }> {
     const dump = {
-      resources: this.sqlite.query("SELECT * FROM resources ORDER BY seq").all(),
-      members: this.sqlite.query("SELECT * FROM members ORDER BY resource_id, user_id").all(),
+      resources: await this.db.all("SELECT * FROM resources ORDER BY seq"),
+      members: await this.db.all("SELECT * FROM members ORDER BY resource_id, user_id"),
       // Signing a test user in writes `session.*` events; those are not resource state.
-      events: this.sqlite.query("SELECT * FROM events WHERE type NOT LIKE 'session.%' ORDER BY id").all(),
+      events: await this.db.all("SELECT * FROM events WHERE type NOT LIKE 'session.%' ORDER BY id"),
     };
     const counts = {
       resources: dump.resources.length,

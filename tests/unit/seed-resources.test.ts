@@ -19,9 +19,9 @@ describe("bench seeder (bench/seed-resources.ts)", () => {
   let db: Database;
   let result: SeedResult;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "sg-seed-"));
-    result = seedResources({
+    result = await seedResources({
       path: join(dir, "a.db"),
       appId: "app1",
       resources: RESOURCES,
@@ -154,9 +154,9 @@ describe("bench seeder (bench/seed-resources.ts)", () => {
     expect(new Set(result.users)).toEqual(memberUsers);
   });
 
-  test("deterministic: a second seed gives the same rows and samples", () => {
+  test("deterministic: a second seed gives the same rows and samples", async () => {
     const path = join(dir, "b.db");
-    const again = seedResources({
+    const again = await seedResources({
       path,
       appId: "app1",
       resources: RESOURCES,

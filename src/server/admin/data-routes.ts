@@ -49,17 +49,15 @@ export function dataRoutes(gateway: Gateway) {
       "/admin/v1/data/authorize-write",
       async ({ body }) => ({
         allowed: true,
-        ...(await gateway.storage.retrying(() => membership.authorizeWrite(body.resourceId, body.userId))),
+        ...(await membership.authorizeWrite(body.resourceId, body.userId)),
       }),
       { body: t.Object({ resourceId: AdminId, userId: AdminId }) },
     )
     .post(
       "/admin/v1/data/links",
       async ({ body }) => {
-        const { joined } = await gateway.storage.retrying(() =>
-          membership.authorizeWrite(body.resourceId, body.userId, (resource) =>
-            seam.link(resource.id, body.table, body.rowId, body.userId, body.data, Date.now()),
-          ),
+        const { joined } = await membership.authorizeWrite(body.resourceId, body.userId, (tx, resource) =>
+          seam.link(tx, resource.id, body.table, body.rowId, body.userId, body.data, Date.now()),
         );
         return { ok: true, joined };
       },
@@ -75,8 +73,8 @@ export function dataRoutes(gateway: Gateway) {
     )
     .get(
       "/admin/v1/data/links",
-      ({ query }) => {
-        if (!membership.store.getResource(query.resourceId)) throw notFound();
+      async ({ query }) => {
+        if (!(await membership.store.getResource(query.resourceId))) throw notFound();
         return seam.linkedRows(query.resourceId);
       },
       { query: t.Object({ resourceId: AdminId }) },

@@ -30,7 +30,9 @@ const HEADERS = {
 export function eventStream(queries: AdminQueries, request: Request): Response {
   if (request.method === "HEAD") return new Response(null, { headers: HEADERS });
   const header = request.headers.get("last-event-id");
-  let last = header !== null && /^\d{1,15}$/.test(header.trim()) ? Number(header) : queries.lastEventId();
+  // Without Last-Event-ID the stream starts after the newest row when it opens (read by the first flush).
+  let last: number | undefined =
+    header !== null && /^\d{1,15}$/.test(header.trim()) ? Number(header) : undefined;
   const encoder = new TextEncoder();
   let stop = () => {};
   const stream = new ReadableStream<Uint8Array>({
@@ -39,17 +41,35 @@ export function eventStream(queries: AdminQueries, request: Request): Response {
       const send = (text: string) => {
         if (open) controller.enqueue(encoder.encode(text));
       };
-      const flush = () => {
-        for (;;) {
-          const rows = queries.eventsAfter(last);
-          for (const row of rows) {
-            send(`id: ${row.id}\ndata: ${JSON.stringify(row)}\n\n`);
-            last = row.id;
-          }
-          if (rows.length < 500) return;
+      // One reader at a time; a wake-up during a read makes it read once more, so nothing is missed.
+      let reading = false;
+      let again = false;
+      const flush = async () => {
+        if (reading) {
+          again = true;
+          return;
+        }
+        reading = true;
+        try {
+          last ??= await queries.lastEventId();
+          do {
+            again = false;
+            for (;;) {
+              const rows = await queries.eventsAfter(last);
+              for (const row of rows) {
+                send(`id: ${row.id}\ndata: ${JSON.stringify(row)}\n\n`);
+                last = row.id;
+              }
+              if (rows.length < 500) break;
+            }
+          } while (again && open);
+        } catch {
+          // The database is unreachable right now: the next wake-up (or the client's reconnect) reads on.
+        } finally {
+          reading = false;
         }
       };
-      const unsubscribe = onEvents(flush);
+      const unsubscribe = onEvents(() => void flush());
       const heartbeat = setInterval(() => send(": heartbeat\n\n"), HEARTBEAT_MS);
       stop = () => {
         if (!open) return;
@@ -64,7 +84,7 @@ export function eventStream(queries: AdminQueries, request: Request): Response {
       openStreams.add(stop);
       request.signal.addEventListener("abort", stop);
       send("retry: 2000\n: connected\n\n");
-      flush();
+      void flush();
     },
     cancel() {
       stop();

@@ -25,9 +25,9 @@ export function adminRoutes(gateway: Gateway) {
       const presented = /^Bearer\s+(.+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
       if (!presented || !safeEqual(presented, token)) throw errors.unauthenticated();
     })
-    .get("/admin/v1/overview", () => ({
-      sessions: { active: gateway.store.countLive() },
-      ...queries.overview(),
+    .get("/admin/v1/overview", async () => ({
+      sessions: { active: await gateway.store.countLive() },
+      ...(await queries.overview()),
       tokenCache: { hits: gateway.tokens.hits, misses: gateway.tokens.misses },
       uptimeSeconds: Math.floor((Date.now() - gateway.startedAt) / 1000),
     }))
@@ -60,12 +60,12 @@ export function adminRoutes(gateway: Gateway) {
     )
     .get(
       "/admin/v1/users/:id",
-      ({ params }) => ({
+      async ({ params }) => ({
         userId: params.id,
-        welcomed: hasWelcomeCredit(gateway.storage, params.id),
-        balanceUsd: balanceMicros(gateway.storage, params.id) / 1_000_000,
-        sessions: queries.sessions({ userId: params.id }, 200).sessions,
-        memberships: queries.user(params.id).memberships,
+        welcomed: await hasWelcomeCredit(gateway.storage, params.id),
+        balanceUsd: (await balanceMicros(gateway.storage, params.id)) / 1_000_000,
+        sessions: (await queries.sessions({ userId: params.id }, 200)).sessions,
+        memberships: (await queries.user(params.id)).memberships,
       }),
       { params: adminParams("id") },
     )
@@ -83,9 +83,7 @@ export function adminRoutes(gateway: Gateway) {
     .delete(
       "/admin/v1/pending/:resourceId/:userId",
       async ({ params }) => {
-        const cancelled = await gateway.storage.retrying(() =>
-          membership.cancelPending(params.resourceId, params.userId, "admin"),
-        );
+        const cancelled = await membership.cancelPending(params.resourceId, params.userId, "admin");
         if (!cancelled) {
           throw new ApiError(
             404,
@@ -116,16 +114,16 @@ export function adminRoutes(gateway: Gateway) {
     )
     .get(
       "/admin/v1/resources/:id/members",
-      ({ params }) => {
-        if (!membership.store.getResource(params.id)) throw notFound();
-        return { members: queries.roster(params.id) };
+      async ({ params }) => {
+        if (!(await membership.store.getResource(params.id))) throw notFound();
+        return { members: await queries.roster(params.id) };
       },
       { params: adminParams("id") },
     )
     .get("/admin/v1/events", ({ request }) => eventStream(queries, request))
     .get(
       "/metrics",
-      () =>
+      async () =>
         new Response(
           gateway.metrics.render({
             gateway_token_cache_hits_total: {
@@ -136,9 +134,9 @@ export function adminRoutes(gateway: Gateway) {
               help: "Bearer validations that asked the provider.",
               value: gateway.tokens.misses,
             },
-            gateway_sessions_active: { help: "Live sessions.", value: gateway.store.countLive() },
+            gateway_sessions_active: { help: "Live sessions.", value: await gateway.store.countLive() },
             gateway_write_queue_depth: {
-              help: "Writes waiting for another process to release the database's write lock.",
+              help: "Write transactions waiting for their turn (SQLite's one writer per process, then the file's lock).",
               value: gateway.storage.waitingWrites,
             },
           }),

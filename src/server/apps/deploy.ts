@@ -2,11 +2,10 @@
  * Deploying an app: records a new active deployment when the configuration changed, and
  * reconciles it: the app's `_app` resource and each static resource exist (owned by the app), with
  * names and visibility as declared. Members are never deleted. Reconciling twice changes nothing.
+ * Replicas starting at once deploy one at a time per app (a lock), so each row is created once.
  */
-import { desc, eq } from "drizzle-orm";
 import { keyIdOf } from "../auth/seal.ts";
-import type { Storage } from "../db/open.ts";
-import { deployments } from "../db/schema.ts";
+import type { Sql, Storage } from "../db/sql.ts";
 import { appendEvent } from "../events/log.ts";
 import type { Logger } from "../lib/log.ts";
 import type { ResourceStore } from "../resources/store.ts";
@@ -31,15 +30,19 @@ export async function deployApp(
   const owner = `app:${app.id}`;
   // Sealing is asynchronous, so the comparison with the active configuration happens before the write
   // transaction; the transaction records a new row unless that very row is still the active one.
-  const latest = latestDeployment(storage, app.id);
+  const latest = await latestDeployment(storage, app.id);
   const unchanged = latest !== undefined && sameConfig((await openConfig(latest.config, sealer)).app, app);
   const config = await sealConfig(app, sealer);
-  const deployment = await storage.write((tx) => {
+  const deployment = await storage.transaction(async (tx) => {
+    await tx.lock(`deploy:${app.id}`);
     const now = Date.now();
-    let active = latestDeployment(storage, app.id);
+    let active = await latestDeployment(tx, app.id);
     if (!active || !unchanged || active.id !== latest?.id) {
-      active = tx.insert(deployments).values({ appId: app.id, config, createdAt: now }).returning().get();
-      appendEvent(tx, {
+      active = (await tx.get<DeploymentRow>(
+        `INSERT INTO deployments (app_id, config, created_at) VALUES ($1, $2, $3) RETURNING ${DEPLOYMENT_COLUMNS}`,
+        [app.id, config, now],
+      ))!;
+      await appendEvent(tx, {
         type: "app.deployed",
         actor: owner,
         data: { appId: app.id, deploymentId: active.id },
@@ -51,10 +54,10 @@ export async function deployApp(
     ];
     for (const item of wanted) {
       const pair = visibilityPair(item.visibility);
-      const existing = store.findStatic(app.id, item.type, item.slug);
+      const existing = await store.findStatic(app.id, item.type, item.slug, tx);
       if (!existing) {
         const id = Bun.randomUUIDv7();
-        store.insertResource({
+        await store.insertResource(tx, {
           id,
           appId: app.id,
           type: item.type,
@@ -66,7 +69,7 @@ export async function deployApp(
           memberCount: 0,
           createdAt: now,
         });
-        appendEvent(tx, {
+        await appendEvent(tx, {
           type: "resource.created",
           actor: owner,
           resourceId: id,
@@ -77,8 +80,8 @@ export async function deployApp(
         existing.visibility !== pair.visibility ||
         Boolean(existing.discoverable) !== pair.discoverable
       ) {
-        store.updateResource(existing.id, item.name, pair.visibility, pair.discoverable);
-        appendEvent(tx, {
+        await store.updateResource(tx, existing.id, item.name, pair.visibility, pair.discoverable);
+        await appendEvent(tx, {
           type: "resource.updated",
           actor: owner,
           resourceId: existing.id,
@@ -92,14 +95,19 @@ export async function deployApp(
   return deployment;
 }
 
-function latestDeployment(storage: Storage, appId: string) {
-  return storage.db
-    .select()
-    .from(deployments)
-    .where(eq(deployments.appId, appId))
-    .orderBy(desc(deployments.id))
-    .limit(1)
-    .get();
+interface DeploymentRow {
+  id: number;
+  appId: string;
+  config: string;
+  createdAt: number;
+}
+
+const DEPLOYMENT_COLUMNS = 'id, app_id AS "appId", config, created_at AS "createdAt"';
+
+function latestDeployment(sql: Sql, appId: string): Promise<DeploymentRow | undefined> {
+  return sql.get(`SELECT ${DEPLOYMENT_COLUMNS} FROM deployments WHERE app_id = $1 ORDER BY id DESC LIMIT 1`, [
+    appId,
+  ]);
 }
 
 /**
@@ -110,7 +118,9 @@ export async function activeDeployments(
   storage: Storage,
   sealer: SecretSealer,
 ): Promise<Array<{ app: AppDef; unopened: string[] }>> {
-  const rows = storage.db.select().from(deployments).orderBy(desc(deployments.id)).all();
+  const rows = await storage.all<DeploymentRow>(
+    `SELECT ${DEPLOYMENT_COLUMNS} FROM deployments ORDER BY id DESC`,
+  );
   const newest = new Map<string, string>();
   for (const row of rows) if (!newest.has(row.appId)) newest.set(row.appId, row.config);
   return Promise.all([...newest.values()].map((config) => openConfig(config, sealer)));
@@ -161,11 +171,9 @@ export async function resealDeployments(
   storage: Storage,
   sealer: SecretSealer & { currentKeyId: string },
 ): Promise<number> {
-  const rows = storage.db
-    .select()
-    .from(deployments)
-    .all()
-    .filter((row) => sealingKeysOf(row.config, keyIdOf).some((id) => id !== sealer.currentKeyId));
+  const rows = (await storage.all<DeploymentRow>(`SELECT ${DEPLOYMENT_COLUMNS} FROM deployments`)).filter(
+    (row) => sealingKeysOf(row.config, keyIdOf).some((id) => id !== sealer.currentKeyId),
+  );
   const updates: Array<{ id: number; config: string }> = [];
   for (const row of rows) {
     // A secret no key opens is left as it is (re-sealing would drop it); start-up reports it.
@@ -173,12 +181,12 @@ export async function resealDeployments(
     if (unopened.length === 0) updates.push({ id: row.id, config: await sealConfig(app, sealer) });
   }
   if (updates.length === 0) return 0;
-  storage.sqlite.exec("PRAGMA secure_delete = ON");
-  await storage.write((tx) => {
-    for (const { id, config } of updates)
-      tx.update(deployments).set({ config }).where(eq(deployments.id, id)).run();
-  });
-  storage.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  storage.sqlite.exec("PRAGMA secure_delete = OFF");
+  await storage.transaction(
+    async (tx) => {
+      for (const { id, config } of updates)
+        await tx.run("UPDATE deployments SET config = $1 WHERE id = $2", [config, id]);
+    },
+    { erase: true },
+  );
   return updates.length;
 }

@@ -11,10 +11,8 @@
  * tabs of one browser can both be decided; each challenge still gets a nonce of its own, minted here,
  * so a nonce planted in the browser (cookie tossing) never becomes a new challenge's binding.
  */
-import { and, eq, gt, lte } from "drizzle-orm";
 import type { Config } from "../config.ts";
-import type { Storage } from "../db/open.ts";
-import { consentBindings } from "../db/schema.ts";
+import type { Storage } from "../db/sql.ts";
 import { randomId, safeEqual, sha256 } from "../lib/crypto.ts";
 
 export const CONSENT_BINDING_SECONDS = 600;
@@ -51,29 +49,27 @@ export type ConsentBinding =
   { bound: true; setCookie: string | undefined } | { bound: false };
 
 /** On a load of the consent request: binds an unbound challenge to a new nonce, or checks the binding. */
-export function bindConsent(
+export async function bindConsent(
   storage: Storage,
   config: Pick<Config, "cookieSecure">,
   challenge: string,
   presented: string[],
   now = Date.now(),
-): ConsentBinding {
+): Promise<ConsentBinding> {
   const challengeHash = sha256(challenge);
   const minted = randomId();
-  const outcome = storage.writeTx((tx) => {
-    tx.delete(consentBindings).where(lte(consentBindings.expiresAt, now)).run();
-    const inserted = tx
-      .insert(consentBindings)
-      .values({ challengeHash, nonceHash: sha256(minted), expiresAt: now + CONSENT_BINDING_SECONDS * 1000 })
-      .onConflictDoNothing()
-      .returning({ challengeHash: consentBindings.challengeHash })
-      .all();
-    if (inserted.length > 0) return "minted" as const;
-    const row = tx
-      .select()
-      .from(consentBindings)
-      .where(eq(consentBindings.challengeHash, challengeHash))
-      .get();
+  const outcome = await storage.transaction(async (tx) => {
+    await tx.run("DELETE FROM consent_bindings WHERE expires_at <= $1", [now]);
+    const inserted = await tx.run(
+      `INSERT INTO consent_bindings (challenge_hash, nonce_hash, expires_at) VALUES ($1, $2, $3)
+       ON CONFLICT DO NOTHING`,
+      [challengeHash, sha256(minted), now + CONSENT_BINDING_SECONDS * 1000],
+    );
+    if (inserted > 0) return "minted" as const;
+    const row = await tx.get<{ nonceHash: string }>(
+      'SELECT nonce_hash AS "nonceHash" FROM consent_bindings WHERE challenge_hash = $1',
+      [challengeHash],
+    );
     return row && matches(row.nonceHash, presented) ? ("bound" as const) : ("elsewhere" as const);
   });
   if (outcome === "elsewhere") return { bound: false };
@@ -83,18 +79,17 @@ export function bindConsent(
 }
 
 /** Whether one of the presented nonces is the live binding of this challenge (accept and reject). */
-export function isConsentBound(
+export async function isConsentBound(
   storage: Storage,
   challenge: string,
   presented: string[],
   now = Date.now(),
-): boolean {
+): Promise<boolean> {
   if (presented.length === 0) return false;
-  const row = storage.db
-    .select({ nonceHash: consentBindings.nonceHash })
-    .from(consentBindings)
-    .where(and(eq(consentBindings.challengeHash, sha256(challenge)), gt(consentBindings.expiresAt, now)))
-    .get();
+  const row = await storage.get<{ nonceHash: string }>(
+    'SELECT nonce_hash AS "nonceHash" FROM consent_bindings WHERE challenge_hash = $1 AND expires_at > $2',
+    [sha256(challenge), now],
+  );
   return row !== undefined && matches(row.nonceHash, presented);
 }
 

@@ -10,6 +10,7 @@
  */
 import { grantWelcomeCredit, hasWelcomeCredit, recordConsent } from "../credits/ledger.ts";
 import { isBusy } from "../db/open.ts";
+import type { TransactionOptions } from "../db/sql.ts";
 import type { Gateway } from "../gateway.ts";
 import { ApiError } from "../http/errors.ts";
 import { idp } from "../idp/call.ts";
@@ -51,9 +52,9 @@ export async function loadConsent(
   if (found.kind === "used") return { kind: "redirect", redirectTo: found.redirectTo, skipped: false };
   const request = found.request;
   if (!request.skip) {
-    const binding = bindConsent(gateway.storage, gateway.config, challenge, nonces);
+    const binding = await bindConsent(gateway.storage, gateway.config, challenge, nonces);
     if (!binding.bound) throw consentNotBound();
-    const isNewUser = !hasWelcomeCredit(gateway.storage, request.subject);
+    const isNewUser = !(await hasWelcomeCredit(gateway.storage, request.subject));
     return { kind: "ask", request, isNewUser, setCookie: binding.setCookie };
   }
   const accepted = await idp(() =>
@@ -80,7 +81,7 @@ export async function acceptConsent(
   gateway: Gateway,
   options: AcceptConsentOptions,
 ): Promise<{ redirectTo: string; welcomed: boolean }> {
-  if (!isConsentBound(gateway.storage, options.challenge, options.nonces)) throw consentNotBound();
+  if (!(await isConsentBound(gateway.storage, options.challenge, options.nonces))) throw consentNotBound();
   const found = await idp(() => gateway.hydra.getConsentRequest(options.challenge));
   if (found.kind === "not_found") throw consentNotFound();
   if (found.kind === "used") return { redirectTo: found.redirectTo, welcomed: false };
@@ -115,7 +116,7 @@ export async function rejectConsent(
   challenge: string,
   nonces: string[],
 ): Promise<{ redirectTo: string }> {
-  if (!isConsentBound(gateway.storage, challenge, nonces)) throw consentNotBound();
+  if (!(await isConsentBound(gateway.storage, challenge, nonces))) throw consentNotBound();
   const rejected = await idp(() =>
     gateway.hydra.rejectConsent(challenge, {
       error: "access_denied",
@@ -130,35 +131,46 @@ export async function rejectConsent(
 /**
  * The side effects of an accepted consent: the `_app` join (the hook), then the welcome credit and the
  * `consent.accepted` event in one transaction. Best effort for consent's answer, which never waits on
- * them: tried once at once, and if the database is busy, again in the background (bounded); a sign-in
- * runs the same idempotent effects (`ensureSignInEffects`), so none is ever lost and, by construction
- * (a join is idempotent, the welcome grant unique per user), none happens twice. Returns whether the
- * credit was granted by this call.
+ * another process's write lock: each is tried at once, and if the database is busy, again in the
+ * background (waiting for the lock like any write); a sign-in runs the same idempotent effects
+ * (`ensureSignInEffects`), so none is ever lost and, by construction (a join is idempotent, the welcome
+ * grant unique per user), none happens twice. Returns whether the credit was granted by this call.
  */
 async function afterConsent(gateway: Gateway, request: ConsentRequest): Promise<boolean> {
   const { subject } = request;
   const clientId = request.client.client_id;
-  const join = () => gateway.consentHooks.joinAppResource(subject, clientId);
-  const record = () => recordConsent(gateway.storage, subject, clientId, gateway.config.welcomeCreditMicros);
+  const now = { waitMs: 0 };
+  const join = async (options?: TransactionOptions) => {
+    await gateway.consentHooks.joinAppResource(subject, clientId, options);
+  };
+  const record = (options?: TransactionOptions) =>
+    recordConsent(gateway.storage, subject, clientId, gateway.config.welcomeCreditMicros, options);
   const failed = (what: string) => (error: unknown) =>
     gateway.log("warn", `${what} after consent failed`, {
       userId: subject,
       clientId,
       error: (error as Error).name,
     });
+  // Tried at once; what the busy database refused is tried again in the background, after the answer.
+  const later: Array<() => Promise<unknown>> = [];
   try {
-    await join();
+    await join(now);
   } catch (error) {
     if (!isBusy(error)) failed("app join")(error);
-    else void gateway.storage.retrying(join).catch(failed("app join"));
+    else later.push(() => join().catch(failed("app join")));
   }
+  let welcomed = false;
   try {
-    return record();
+    welcomed = await record(now);
   } catch (error) {
     if (!isBusy(error)) failed("welcome credit")(error);
-    else void gateway.storage.retrying(record).catch(failed("welcome credit"));
-    return false;
+    else later.push(() => record().catch(failed("welcome credit")));
   }
+  if (later.length > 0)
+    void (async () => {
+      for (const retry of later) await retry();
+    })();
+  return welcomed;
 }
 
 /**
@@ -168,10 +180,8 @@ async function afterConsent(gateway: Gateway, request: ConsentRequest): Promise<
  */
 export async function ensureSignInEffects(gateway: Gateway, userId: string, clientId: string): Promise<void> {
   try {
-    await gateway.storage.retrying(() => gateway.consentHooks.joinAppResource(userId, clientId));
-    await gateway.storage.retrying(() =>
-      grantWelcomeCredit(gateway.storage, userId, gateway.config.welcomeCreditMicros),
-    );
+    await gateway.consentHooks.joinAppResource(userId, clientId);
+    await grantWelcomeCredit(gateway.storage, userId, gateway.config.welcomeCreditMicros);
   } catch (error) {
     gateway.log("warn", "sign-in side effects failed", { userId, clientId, error: (error as Error).name });
   }

@@ -5,16 +5,15 @@
  * truncating checkpoint, so neither the page nor the WAL keeps it) and, with a key file, kept there as a
  * previous key, so sessions sealed with it keep working until they are re-sealed with the new key.
  */
-import { eq } from "drizzle-orm";
-import type { Storage } from "../db/open.ts";
-import { settings } from "../db/schema.ts";
+import type { Storage } from "../db/sql.ts";
 import { readKeyFile, writeKeyFile } from "./key-file.ts";
 
 const LEGACY_KEY = "session_secret";
 
 /** The secret an older version stored in the database, if any. */
-export function legacySecret(storage: Storage): string | undefined {
-  return storage.db.select().from(settings).where(eq(settings.key, LEGACY_KEY)).get()?.value;
+export async function legacySecret(storage: Storage): Promise<string | undefined> {
+  const row = await storage.get<{ value: string }>("SELECT value FROM settings WHERE key = $1", [LEGACY_KEY]);
+  return row?.value;
 }
 
 /** Appends the legacy secret to the key file as a previous key (unless it is already there). */
@@ -24,11 +23,11 @@ export function keepAsPreviousKey(keyFile: string, secret: string): void {
 }
 
 /** Deletes the legacy secret so that no page of the database file or of its WAL still holds it. */
-export function eraseLegacySecret(storage: Storage): void {
-  storage.sqlite.exec("PRAGMA secure_delete = ON");
-  storage.writeTx((tx) => {
-    tx.delete(settings).where(eq(settings.key, LEGACY_KEY)).run();
-  });
-  storage.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  storage.sqlite.exec("PRAGMA secure_delete = OFF");
+export async function eraseLegacySecret(storage: Storage): Promise<void> {
+  await storage.transaction(
+    async (tx) => {
+      await tx.run("DELETE FROM settings WHERE key = $1", [LEGACY_KEY]);
+    },
+    { erase: true },
+  );
 }

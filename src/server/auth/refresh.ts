@@ -56,7 +56,7 @@ export class Refresher {
     const presented = sha256(cookie.rt!);
     const deadline = Date.now() + this.options.waitMs;
     for (;;) {
-      const row = store.fresh(sessionId);
+      const row = await store.fresh(sessionId);
       if (!row || !isLive(row)) return { kind: "ended" };
       if (presented !== row.refreshHash) return this.olderToken(row, cookie);
       const running = this.inflight.get(row.id);

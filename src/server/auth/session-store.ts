@@ -6,9 +6,8 @@
  *
  * `last_seen_at` is written lazily: at most once a minute per session, batched into one transaction.
  */
-import { and, desc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
-import { isBusy, type Storage } from "../db/open.ts";
-import { sessions } from "../db/schema.ts";
+import type { sessions } from "../db/schema.ts";
+import type { Param, Storage } from "../db/sql.ts";
 import { appendEvent } from "../events/log.ts";
 import { randomId } from "../lib/crypto.ts";
 import { Lru } from "../lib/lru.ts";
@@ -28,6 +27,14 @@ export interface CreateSessionOptions {
 
 const TOUCH_EVERY_MS = 60_000;
 
+const COLUMNS = `id, user_id AS "userId", client_id AS "clientId", created_at AS "createdAt",
+  last_seen_at AS "lastSeenAt", access_expires_at AS "accessExpiresAt", expires_at AS "expiresAt",
+  ended_at AS "endedAt", end_reason AS "endReason", refresh_hash AS "refreshHash",
+  refresh_sealed AS "refreshSealed", previous_refresh_hash AS "previousRefreshHash",
+  rotated_at AS "rotatedAt", cookie_key_id AS "cookieKeyId", current_cookie AS "currentCookie",
+  refresh_lease_until AS "refreshLeaseUntil"`;
+const BY_ID = `SELECT ${COLUMNS} FROM sessions WHERE id = $1`;
+
 export function isLive(row: SessionRow, now = Date.now()): boolean {
   return row.endedAt === null && row.expiresAt > now;
 }
@@ -36,29 +43,41 @@ export class SessionStore {
   private readonly cache = new Lru<string, SessionRow>(10_000);
   private readonly touches = new Map<string, number>();
   private touchTimer: ReturnType<typeof setTimeout> | undefined;
-  private cachedAt = -1;
-  private readonly byId;
+  private flushing: Promise<void> | undefined;
+  private cachedAt: number | undefined = -1;
 
-  constructor(private readonly storage: Storage) {
-    this.byId = storage.db
-      .select()
-      .from(sessions)
-      .where(eq(sessions.id, sql.placeholder("id")))
-      .prepare();
-  }
+  constructor(private readonly storage: Storage) {}
 
-  get(id: string): SessionRow | undefined {
+  /**
+   * Synchronous fast path: the row from memory while nothing else can have changed it, else undefined
+   * (call `get`). Without a cheap change signal (PostgreSQL) nothing is kept: every request reads the
+   * row by primary key, so a logout on any replica is seen on the very next request.
+   */
+  peek(id: string): SessionRow | undefined {
     const version = this.storage.externalVersion();
+    if (version === undefined) return undefined;
     if (version !== this.cachedAt) {
       // Another process committed (it may have ended or rotated a session): start over.
       this.cachedAt = version;
       this.cache.clear();
     }
-    const cached = this.cache.get(id);
-    if (cached) return cached;
-    const row = this.byId.get({ id });
-    if (row) this.cache.set(id, row);
+    return this.cache.get(id);
+  }
+
+  async get(id: string): Promise<SessionRow | undefined> {
+    return this.peek(id) ?? this.fresh(id);
+  }
+
+  /** The row as the database has it now (another process may have changed it); refreshes the cache. */
+  async fresh(id: string): Promise<SessionRow | undefined> {
+    const row = await this.storage.get<SessionRow>(BY_ID, [id]);
+    this.remember(id, row);
     return row;
+  }
+
+  private remember(id: string, row: SessionRow | undefined): void {
+    if (row && this.storage.externalVersion() !== undefined) this.cache.set(id, row);
+    else this.cache.delete(id);
   }
 
   async create(options: CreateSessionOptions): Promise<SessionRow> {
@@ -81,24 +100,30 @@ export class SessionStore {
       currentCookie: null,
       refreshLeaseUntil: null,
     };
-    await this.storage.write((tx) => {
-      tx.insert(sessions).values(row).run();
-      appendEvent(tx, {
+    await this.storage.transaction(async (tx) => {
+      await tx.run(
+        `INSERT INTO sessions (id, user_id, client_id, created_at, last_seen_at, access_expires_at, expires_at,
+           refresh_hash, refresh_sealed, cookie_key_id) VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8, $9)`,
+        [
+          row.id,
+          row.userId,
+          row.clientId,
+          now,
+          row.accessExpiresAt,
+          row.expiresAt,
+          row.refreshHash,
+          row.refreshSealed,
+          row.cookieKeyId,
+        ],
+      );
+      await appendEvent(tx, {
         type: "session.created",
         userId: row.userId,
         actor: row.userId,
         data: { sessionId: row.id, clientId: row.clientId },
       });
+      tx.afterCommit(() => this.remember(row.id, row));
     });
-    this.cache.set(row.id, row);
-    return row;
-  }
-
-  /** The row as the database has it now (another process may have changed it); refreshes the cache. */
-  fresh(id: string): SessionRow | undefined {
-    const row = this.byId.get({ id });
-    if (row) this.cache.set(id, row);
-    else this.cache.delete(id);
     return row;
   }
 
@@ -106,23 +131,18 @@ export class SessionStore {
    * Claims the right to rotate a session at the provider: only while the row still holds the presented
    * refresh token and no other lease runs. Returns whether this caller holds the lease now.
    */
-  claimRefresh(id: string, refreshHash: string, until: number, now = Date.now()): Promise<boolean> {
-    return this.storage.write(
-      () =>
-        this.storage.sqlite
-          .query(
-            `UPDATE sessions SET refresh_lease_until = ?4 WHERE id = ?1 AND refresh_hash = ?2 AND ended_at IS NULL
-             AND (refresh_lease_until IS NULL OR refresh_lease_until < ?3)`,
-          )
-          .run(id, refreshHash, now, until).changes === 1,
+  async claimRefresh(id: string, refreshHash: string, until: number, now = Date.now()): Promise<boolean> {
+    const changed = await this.storage.run(
+      `UPDATE sessions SET refresh_lease_until = $4 WHERE id = $1 AND refresh_hash = $2 AND ended_at IS NULL
+       AND (refresh_lease_until IS NULL OR refresh_lease_until < $3)`,
+      [id, refreshHash, now, until],
     );
+    return changed === 1;
   }
 
   /** Gives a lease back (the provider call failed without an answer about the session). */
   async releaseRefresh(id: string): Promise<void> {
-    await this.storage.write(() => {
-      this.storage.sqlite.query("UPDATE sessions SET refresh_lease_until = NULL WHERE id = ?").run(id);
-    });
+    await this.storage.run("UPDATE sessions SET refresh_lease_until = NULL WHERE id = $1", [id]);
   }
 
   /**
@@ -137,8 +157,8 @@ export class SessionStore {
     currentCookie: string,
   ): Promise<SessionRow | undefined> {
     const now = Date.now();
-    const updated = await this.storage.write((tx) => {
-      const current = tx.select().from(sessions).where(eq(sessions.id, id)).get();
+    return this.storage.transaction(async (tx) => {
+      const current = await tx.get<SessionRow>(BY_ID, [id]);
       if (!current || current.endedAt !== null) return undefined;
       const next = {
         refreshHash: refresh?.hash ?? current.refreshHash,
@@ -152,17 +172,31 @@ export class SessionStore {
         currentCookie,
         refreshLeaseUntil: null,
       };
-      tx.update(sessions).set(next).where(eq(sessions.id, id)).run();
-      appendEvent(tx, {
+      await tx.run(
+        `UPDATE sessions SET refresh_hash = $2, refresh_sealed = $3, previous_refresh_hash = $4, rotated_at = $5,
+           access_expires_at = $6, last_seen_at = $5, cookie_key_id = $7, current_cookie = $8,
+           refresh_lease_until = NULL WHERE id = $1`,
+        [
+          id,
+          next.refreshHash,
+          next.refreshSealed,
+          next.previousRefreshHash,
+          now,
+          accessExpiresAt,
+          cookieKeyId,
+          currentCookie,
+        ],
+      );
+      await appendEvent(tx, {
         type: "session.refreshed",
         userId: current.userId,
         actor: current.userId,
         data: { sessionId: id },
       });
-      return { ...current, ...next };
+      const updated = { ...current, ...next };
+      tx.afterCommit(() => this.remember(id, updated));
+      return updated;
     });
-    if (updated) this.cache.set(id, updated);
-    return updated;
   }
 
   /** Ends a live session (one event, `session.ended` unless named). Returns the row as it was, or undefined. */
@@ -173,20 +207,22 @@ export class SessionStore {
     eventType: "session.ended" | "session.reuse_detected" = "session.ended",
   ): Promise<SessionRow | undefined> {
     const now = Date.now();
-    const ended = await this.storage.write((tx) => {
-      const current = tx.select().from(sessions).where(eq(sessions.id, id)).get();
-      if (!current || current.endedAt !== null) return undefined;
-      tx.update(sessions).set({ endedAt: now, endReason: reason }).where(eq(sessions.id, id)).run();
-      appendEvent(tx, {
-        type: eventType,
-        userId: current.userId,
-        actor: actor ?? current.userId,
-        data: { sessionId: id, clientId: current.clientId, reason },
+    try {
+      return await this.storage.transaction(async (tx) => {
+        const current = await tx.get<SessionRow>(BY_ID, [id]);
+        if (!current || current.endedAt !== null) return undefined;
+        await tx.run("UPDATE sessions SET ended_at = $2, end_reason = $3 WHERE id = $1", [id, now, reason]);
+        await appendEvent(tx, {
+          type: eventType,
+          userId: current.userId,
+          actor: actor ?? current.userId,
+          data: { sessionId: id, clientId: current.clientId, reason },
+        });
+        return current;
       });
-      return current;
-    });
-    this.cache.delete(id);
-    return ended;
+    } finally {
+      this.cache.delete(id);
+    }
   }
 
   /** Notes activity; the write happens later, batched, at most once a minute per session. */
@@ -194,26 +230,31 @@ export class SessionStore {
     if (now - row.lastSeenAt < TOUCH_EVERY_MS) return;
     row.lastSeenAt = now;
     this.touches.set(row.id, now);
-    this.touchTimer ??= setTimeout(() => this.flushTouches(), 1000);
+    this.touchTimer ??= setTimeout(() => void this.flushTouches(), 1000);
   }
 
-  flushTouches(): void {
+  /** Writes the noted activity times in one transaction; a busy database keeps them for the next flush. */
+  flushTouches(): Promise<void> {
     clearTimeout(this.touchTimer);
     this.touchTimer = undefined;
-    if (this.touches.size === 0) return;
+    if (this.touches.size === 0) return this.flushing ?? Promise.resolve();
     const batch = [...this.touches];
     this.touches.clear();
-    try {
-      this.storage.writeTx((tx) => {
+    const flush = this.storage
+      .transaction(async (tx) => {
         for (const [id, at] of batch)
-          tx.update(sessions).set({ lastSeenAt: at }).where(eq(sessions.id, id)).run();
+          await tx.run("UPDATE sessions SET last_seen_at = $2 WHERE id = $1 AND last_seen_at < $2", [id, at]);
+      })
+      .catch(() => {
+        // Activity times are not worth a failed request or a crash: keep them for the next flush.
+        for (const [id, at] of batch) if (!this.touches.has(id)) this.touches.set(id, at);
+        this.touchTimer ??= setTimeout(() => void this.flushTouches(), 1000);
+      })
+      .finally(() => {
+        if (this.flushing === flush) this.flushing = undefined;
       });
-    } catch (error) {
-      // Activity times are not worth a failed request or a crash: keep them for the next flush.
-      if (!isBusy(error)) throw error;
-      for (const [id, at] of batch) if (!this.touches.has(id)) this.touches.set(id, at);
-      this.touchTimer ??= setTimeout(() => this.flushTouches(), 1000);
-    }
+    this.flushing = flush;
+    return flush;
   }
 
   /** Live sessions, newest first, keyset-paginated by (createdAt, id). */
@@ -221,28 +262,21 @@ export class SessionStore {
     filter: { userId?: string; clientId?: string },
     limit: number,
     after?: { createdAt: number; id: string },
-  ): SessionRow[] {
-    const now = Date.now();
-    return this.storage.db
-      .select()
-      .from(sessions)
-      .where(
-        and(
-          isNull(sessions.endedAt),
-          gt(sessions.expiresAt, now),
-          filter.userId ? eq(sessions.userId, filter.userId) : undefined,
-          filter.clientId ? eq(sessions.clientId, filter.clientId) : undefined,
-          after
-            ? or(
-                lt(sessions.createdAt, after.createdAt),
-                and(eq(sessions.createdAt, after.createdAt), lt(sessions.id, after.id)),
-              )
-            : undefined,
-        ),
-      )
-      .orderBy(desc(sessions.createdAt), desc(sessions.id))
-      .limit(limit)
-      .all();
+  ): Promise<SessionRow[]> {
+    return this.storage.all<SessionRow>(
+      `SELECT ${COLUMNS} FROM sessions WHERE ended_at IS NULL AND expires_at > $1
+       AND (CAST($2 AS text) IS NULL OR user_id = $2) AND (CAST($3 AS text) IS NULL OR client_id = $3)
+       AND (CAST($4 AS bigint) IS NULL OR (created_at, id) < ($4, $5))
+       ORDER BY created_at DESC, id DESC LIMIT $6`,
+      [
+        Date.now(),
+        filter.userId ?? null,
+        filter.clientId ?? null,
+        after?.createdAt ?? null,
+        after?.id ?? null,
+        limit,
+      ] satisfies Param[],
+    );
   }
 
   /**
@@ -250,57 +284,49 @@ export class SessionStore {
    * operators can still see recent sign-outs). Their events stay in the audit log. Returns how many.
    */
   purgeEnded(keepMs = 7 * 24 * 3600 * 1000, now = Date.now()): Promise<number> {
-    const cutoff = now - keepMs;
-    return this.storage.write(
-      () =>
-        this.storage.sqlite
-          .query("DELETE FROM sessions WHERE (ended_at IS NOT NULL AND ended_at < ?1) OR expires_at < ?1")
-          .run(cutoff).changes,
+    return this.storage.run(
+      "DELETE FROM sessions WHERE (ended_at IS NOT NULL AND ended_at < $1) OR expires_at < $1",
+      [now - keepMs],
     );
   }
 
   /** Live rows whose sealed refresh token names another key than `keyId` (or none): start-up re-seals them. */
-  liveSealedWithOtherKey(keyId: string): Array<{ id: string; refreshSealed: string }> {
-    return this.storage.sqlite
-      .query(
-        `SELECT id, refresh_sealed AS refreshSealed FROM sessions
-         WHERE ended_at IS NULL AND expires_at > ?1 AND refresh_sealed IS NOT NULL`,
-      )
-      .all(Date.now())
-      .filter((row: any) => keyIdOf(row.refreshSealed) !== keyId) as Array<{
-      id: string;
-      refreshSealed: string;
-    }>;
+  async liveSealedWithOtherKey(keyId: string): Promise<Array<{ id: string; refreshSealed: string }>> {
+    const rows = await this.storage.all<{ id: string; refreshSealed: string }>(
+      `SELECT id, refresh_sealed AS "refreshSealed" FROM sessions
+       WHERE ended_at IS NULL AND expires_at > $1 AND refresh_sealed IS NOT NULL`,
+      [Date.now()],
+    );
+    return rows.filter((row) => keyIdOf(row.refreshSealed) !== keyId);
   }
 
   /** Replaces sealed refresh tokens (a re-seal with the current key); rows that ended meanwhile are skipped. */
   async replaceSealed(updates: Array<{ id: string; refreshSealed: string }>): Promise<void> {
     if (updates.length === 0) return;
-    await this.storage.write(() => {
-      const update = this.storage.sqlite.query(
-        "UPDATE sessions SET refresh_sealed = ?2 WHERE id = ?1 AND ended_at IS NULL",
-      );
-      for (const { id, refreshSealed } of updates) update.run(id, refreshSealed);
+    await this.storage.transaction(async (tx) => {
+      for (const { id, refreshSealed } of updates)
+        await tx.run("UPDATE sessions SET refresh_sealed = $2 WHERE id = $1 AND ended_at IS NULL", [
+          id,
+          refreshSealed,
+        ]);
     });
     for (const { id } of updates) this.cache.delete(id);
   }
 
   /** Live sessions per id of the key their browser cookie is sealed with (null: sealed before key ids). */
-  liveByCookieKey(now = Date.now()): Array<{ keyId: string | null; sessions: number }> {
-    return this.storage.sqlite
-      .query(
-        `SELECT cookie_key_id AS keyId, count(*) AS sessions FROM sessions
-         WHERE ended_at IS NULL AND expires_at > ?1 GROUP BY cookie_key_id`,
-      )
-      .all(now) as Array<{ keyId: string | null; sessions: number }>;
+  liveByCookieKey(now = Date.now()): Promise<Array<{ keyId: string | null; sessions: number }>> {
+    return this.storage.all(
+      `SELECT cookie_key_id AS "keyId", count(*) AS sessions FROM sessions
+       WHERE ended_at IS NULL AND expires_at > $1 GROUP BY cookie_key_id`,
+      [now],
+    );
   }
 
-  countLive(): number {
-    const row = this.storage.db
-      .select({ n: sql<number>`count(*)` })
-      .from(sessions)
-      .where(and(isNull(sessions.endedAt), gt(sessions.expiresAt, Date.now())))
-      .get();
+  async countLive(): Promise<number> {
+    const row = await this.storage.get<{ n: number }>(
+      "SELECT count(*) AS n FROM sessions WHERE ended_at IS NULL AND expires_at > $1",
+      [Date.now()],
+    );
     return row?.n ?? 0;
   }
 }

@@ -95,8 +95,12 @@ export class SessionService {
         unknown = true;
         continue;
       }
-      const row = this.options.store.get(cookie.sid);
-      if (row && isLive(row)) return { row, cookie };
+      const row = this.options.store.peek(cookie.sid);
+      if (row === undefined) {
+        unknown = true;
+        continue;
+      }
+      if (isLive(row)) return { row, cookie };
     }
     return unknown ? undefined : null;
   }
@@ -107,7 +111,7 @@ export class SessionService {
     for (const value of readSealedValues(cookieHeader, this.options.cookieName)) {
       const cookie = this.unsealed.get(value) ?? (await this.options.sealer.unseal(value));
       if (!cookie) continue;
-      const row = this.options.store.get(cookie.sid);
+      const row = await this.options.store.get(cookie.sid);
       if (!row || row.userId !== cookie.uid) continue;
       this.unsealed.set(value, cookie, row.expiresAt);
       if (isLive(row)) return { row, cookie };
@@ -211,7 +215,7 @@ export class SessionService {
   async resealRefreshTokens(): Promise<number> {
     const { store, sealer } = this.options;
     const updates: Array<{ id: string; refreshSealed: string }> = [];
-    for (const row of store.liveSealedWithOtherKey(sealer.currentKeyId)) {
+    for (const row of await store.liveSealedWithOtherKey(sealer.currentKeyId)) {
       const token = await sealer.unsealText(row.refreshSealed);
       if (token !== null) updates.push({ id: row.id, refreshSealed: await sealer.sealText(token) });
     }

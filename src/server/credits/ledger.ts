@@ -3,68 +3,60 @@
  * most once per user: a partial unique index (`kind = 'welcome'`) makes the database refuse a second
  * grant, so two racing consents cannot both credit the user.
  */
-import { and, eq, sql } from "drizzle-orm";
-import type { Storage, Tx } from "../db/open.ts";
-import { credits } from "../db/schema.ts";
+import type { Storage, TransactionOptions, Tx } from "../db/sql.ts";
 import { appendEvent } from "../events/log.ts";
 
 /** Inserts the welcome credit unless the user has one; call inside a write transaction. True when inserted. */
-function insertWelcome(tx: Tx, userId: string, amountMicros: number): boolean {
-  const inserted = tx
-    .insert(credits)
-    .values({ userId, kind: "welcome", amountMicros, createdAt: Date.now() })
-    .onConflictDoNothing()
-    .returning({ id: credits.id })
-    .all();
-  return inserted.length > 0;
+async function insertWelcome(tx: Tx, userId: string, amountMicros: number): Promise<boolean> {
+  const inserted = await tx.run(
+    `INSERT INTO credits (user_id, kind, amount_micros, created_at) VALUES ($1, 'welcome', $2, $3)
+     ON CONFLICT DO NOTHING`,
+    [userId, amountMicros, Date.now()],
+  );
+  return inserted > 0;
 }
 
 /** Grants the welcome credit if the user never received one. Returns true when this call granted it. */
-export function grantWelcomeCredit(storage: Storage, userId: string, amountMicros: number): boolean {
-  return storage.writeTx((tx) => {
-    if (!insertWelcome(tx, userId, amountMicros)) return false;
-    appendEvent(tx, { type: "credit.welcome", userId, actor: userId, data: { amountMicros } });
+export function grantWelcomeCredit(storage: Storage, userId: string, amountMicros: number): Promise<boolean> {
+  return storage.transaction(async (tx) => {
+    if (!(await insertWelcome(tx, userId, amountMicros))) return false;
+    await appendEvent(tx, { type: "credit.welcome", userId, actor: userId, data: { amountMicros } });
     return true;
   });
 }
 
 /**
- * An accepted consent as one change: the welcome credit (if the user never received one) and one
- * `consent.accepted` event that says whether it was granted, in one transaction, so a crash can never
- * leave a credit without its audit row. Returns true when this call granted the credit.
+ * Records an accepted consent (one `consent.accepted` event) and grants the welcome credit in the same
+ * transaction when the user has none. Returns whether the credit was granted.
  */
 export function recordConsent(
   storage: Storage,
   userId: string,
   clientId: string,
   amountMicros: number,
-): boolean {
-  return storage.writeTx((tx) => {
-    const welcomed = insertWelcome(tx, userId, amountMicros);
-    appendEvent(tx, {
+  options?: TransactionOptions,
+): Promise<boolean> {
+  return storage.transaction(async (tx) => {
+    const welcomed = await insertWelcome(tx, userId, amountMicros);
+    await appendEvent(tx, {
       type: "consent.accepted",
       userId,
       actor: userId,
       data: welcomed ? { clientId, welcomeMicros: amountMicros } : { clientId },
     });
     return welcomed;
-  });
+  }, options);
 }
 
-export function hasWelcomeCredit(storage: Storage, userId: string): boolean {
-  const row = storage.db
-    .select({ id: credits.id })
-    .from(credits)
-    .where(and(eq(credits.userId, userId), eq(credits.kind, "welcome")))
-    .get();
+export async function hasWelcomeCredit(storage: Storage, userId: string): Promise<boolean> {
+  const row = await storage.get("SELECT id FROM credits WHERE user_id = $1 AND kind = 'welcome'", [userId]);
   return row !== undefined;
 }
 
-export function balanceMicros(storage: Storage, userId: string): number {
-  const row = storage.db
-    .select({ total: sql<number>`coalesce(sum(${credits.amountMicros}), 0)` })
-    .from(credits)
-    .where(eq(credits.userId, userId))
-    .get();
-  return row?.total ?? 0;
+export async function balanceMicros(storage: Storage, userId: string): Promise<number> {
+  const row = await storage.get<{ total: number }>(
+    "SELECT coalesce(sum(amount_micros), 0) AS total FROM credits WHERE user_id = $1",
+    [userId],
+  );
+  return Number(row?.total ?? 0);
 }

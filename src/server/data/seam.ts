@@ -9,8 +9,8 @@
  *   hide              links are soft-hidden and come back if the member rejoins
  *   retain            the linked rows are copied into resource ownership, independent from then on
  */
-import type { Database } from "bun:sqlite";
 import type { AppRegistry } from "../apps/registry.ts";
+import type { Storage, Tx } from "../db/sql.ts";
 import { ApiError } from "../http/errors.ts";
 
 export interface LinkRow {
@@ -29,7 +29,7 @@ export interface RetainedRow {
 
 export class DataSeam {
   constructor(
-    private readonly sqlite: Database,
+    private readonly storage: Storage,
     private readonly apps: AppRegistry,
   ) {}
 
@@ -39,19 +39,20 @@ export class DataSeam {
    * transaction, and any auto-join in it, rolls back), so that member's onMemberRemove policy still
    * applies to it. The same contributor linking again is idempotent and replaces the row's data.
    */
-  link(
+  async link(
+    tx: Tx,
     resourceId: string,
     table: string,
     rowId: string,
     contributorId: string,
     data: unknown,
     now: number,
-  ): void {
-    const existing = this.sqlite
-      .query(
-        "SELECT contributor_id AS contributorId FROM resource_links WHERE resource_id = ? AND table_name = ? AND row_id = ?",
-      )
-      .get(resourceId, table, rowId) as { contributorId: string } | null;
+  ): Promise<void> {
+    const existing = await tx.get<{ contributorId: string }>(
+      `SELECT contributor_id AS "contributorId" FROM resource_links
+       WHERE resource_id = $1 AND table_name = $2 AND row_id = $3`,
+      [resourceId, table, rowId],
+    );
     if (existing && existing.contributorId !== contributorId) {
       throw new ApiError(
         409,
@@ -59,72 +60,74 @@ export class DataSeam {
         "That row is already linked into this resource by another member.",
       );
     }
-    this.sqlite
-      .query(
-        `INSERT INTO resource_links (resource_id, table_name, row_id, contributor_id, hidden, data, created_at)
-         VALUES (?, ?, ?, ?, 0, ?, ?)
-         ON CONFLICT (resource_id, table_name, row_id) DO UPDATE SET data = excluded.data`,
-      )
-      .run(resourceId, table, rowId, contributorId, data === undefined ? null : JSON.stringify(data), now);
-  }
-
-  unlink(resourceId: string, table: string, rowId: string): boolean {
-    return (
-      this.sqlite
-        .query("DELETE FROM resource_links WHERE resource_id = ? AND table_name = ? AND row_id = ?")
-        .run(resourceId, table, rowId).changes > 0
+    await tx.run(
+      `INSERT INTO resource_links (resource_id, table_name, row_id, contributor_id, hidden, data, created_at)
+       VALUES ($1, $2, $3, $4, false, $5, $6)
+       ON CONFLICT (resource_id, table_name, row_id) DO UPDATE SET data = excluded.data`,
+      [resourceId, table, rowId, contributorId, data === undefined ? null : JSON.stringify(data), now],
     );
   }
 
+  async unlink(tx: Tx, resourceId: string, table: string, rowId: string): Promise<boolean> {
+    const changed = await tx.run(
+      "DELETE FROM resource_links WHERE resource_id = $1 AND table_name = $2 AND row_id = $3",
+      [resourceId, table, rowId],
+    );
+    return changed > 0;
+  }
+
   /** Applies each shared table's onMemberRemove policy to the rows a leaving or removed member contributed. */
-  applyMemberRemoval(appId: string, resourceId: string, userId: string, now: number): void {
-    const links = this.sqlite
-      .query(
-        "SELECT table_name AS tableName, row_id AS rowId, data FROM resource_links WHERE resource_id = ? AND contributor_id = ? AND hidden = 0",
-      )
-      .all(resourceId, userId) as Array<{ tableName: string; rowId: string; data: string | null }>;
+  async applyMemberRemoval(
+    tx: Tx,
+    appId: string,
+    resourceId: string,
+    userId: string,
+    now: number,
+  ): Promise<void> {
+    const links = await tx.all<{ tableName: string; rowId: string; data: string | null }>(
+      `SELECT table_name AS "tableName", row_id AS "rowId", data FROM resource_links
+       WHERE resource_id = $1 AND contributor_id = $2 AND hidden = false`,
+      [resourceId, userId],
+    );
     for (const link of links) {
       const policy = this.apps.memberRemovePolicy(appId, link.tableName);
       if (policy === "hide") {
-        this.sqlite
-          .query(
-            "UPDATE resource_links SET hidden = 1 WHERE resource_id = ? AND table_name = ? AND row_id = ?",
-          )
-          .run(resourceId, link.tableName, link.rowId);
+        await tx.run(
+          "UPDATE resource_links SET hidden = true WHERE resource_id = $1 AND table_name = $2 AND row_id = $3",
+          [resourceId, link.tableName, link.rowId],
+        );
         continue;
       }
       if (policy === "retain") {
-        this.sqlite
-          .query(
-            "INSERT INTO retained_rows (resource_id, table_name, row_id, from_user_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-          )
-          .run(resourceId, link.tableName, link.rowId, userId, link.data, now);
+        await tx.run(
+          `INSERT INTO retained_rows (resource_id, table_name, row_id, from_user_id, data, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6)`,
+          [resourceId, link.tableName, link.rowId, userId, link.data, now],
+        );
       }
-      this.unlink(resourceId, link.tableName, link.rowId);
+      await this.unlink(tx, resourceId, link.tableName, link.rowId);
     }
   }
 
   /** A member who comes back (join, accept, auto-join) sees their hidden rows again. */
-  restoreOnRejoin(resourceId: string, userId: string): void {
-    this.sqlite
-      .query(
-        "UPDATE resource_links SET hidden = 0 WHERE resource_id = ? AND contributor_id = ? AND hidden = 1",
-      )
-      .run(resourceId, userId);
+  async restoreOnRejoin(tx: Tx, resourceId: string, userId: string): Promise<void> {
+    await tx.run(
+      "UPDATE resource_links SET hidden = false WHERE resource_id = $1 AND contributor_id = $2 AND hidden = true",
+      [resourceId, userId],
+    );
   }
 
-  linkedRows(resourceId: string): { links: LinkRow[]; retained: RetainedRow[] } {
-    const links = this.sqlite
-      .query(
-        `SELECT table_name AS "table", row_id AS rowId, contributor_id AS contributorId, hidden
-         FROM resource_links WHERE resource_id = ? ORDER BY created_at, table_name, row_id`,
-      )
-      .all(resourceId) as Array<LinkRow & { hidden: number | boolean }>;
-    const retained = this.sqlite
-      .query(
-        `SELECT table_name AS "table", row_id AS rowId, from_user_id AS fromUserId, data FROM retained_rows WHERE resource_id = ? ORDER BY id`,
-      )
-      .all(resourceId) as Array<RetainedRow & { data: string | null }>;
+  async linkedRows(resourceId: string): Promise<{ links: LinkRow[]; retained: RetainedRow[] }> {
+    const links = await this.storage.all<LinkRow & { hidden: number | boolean }>(
+      `SELECT table_name AS "table", row_id AS "rowId", contributor_id AS "contributorId", hidden
+       FROM resource_links WHERE resource_id = $1 ORDER BY created_at, table_name, row_id`,
+      [resourceId],
+    );
+    const retained = await this.storage.all<RetainedRow & { data: string | null }>(
+      `SELECT table_name AS "table", row_id AS "rowId", from_user_id AS "fromUserId", data FROM retained_rows
+       WHERE resource_id = $1 ORDER BY id`,
+      [resourceId],
+    );
     return {
       links: links.map((l) => ({ ...l, hidden: Boolean(l.hidden) })),
       retained: retained.map((r) => ({ ...r, data: r.data === null ? null : JSON.parse(r.data) })),

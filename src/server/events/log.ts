@@ -1,11 +1,10 @@
 /**
  * The audit log. Every state change appends one row inside the transaction that makes the change,
- * so the log can never disagree with the data. After commit, `notify` wakes listeners (the admin
- * event stream) which then read new rows by id; listeners never receive uncommitted data.
+ * so the log can never disagree with the data. After commit, listeners (the admin event stream) are
+ * woken and read the new rows from the database; they never receive uncommitted data.
  */
 
-import type { Statement } from "bun:sqlite";
-import type { Tx } from "../db/open.ts";
+import type { Tx } from "../db/sql.ts";
 
 export type EventType =
   | "session.created"
@@ -24,29 +23,19 @@ export interface EventInput {
   data?: Record<string, unknown>;
 }
 
-export function appendEvent(tx: Tx, event: EventInput, at = Date.now()): void {
-  insertStatement(tx).run(
-    event.type,
-    event.actor ?? null,
-    event.resourceId ?? null,
-    event.userId ?? null,
-    event.data ? JSON.stringify(event.data) : null,
-    at,
+export async function appendEvent(tx: Tx, event: EventInput, at = Date.now()): Promise<void> {
+  await tx.run(
+    "INSERT INTO events (type, actor, resource_id, user_id, data, at) VALUES ($1, $2, $3, $4, $5, $6)",
+    [
+      event.type,
+      event.actor ?? null,
+      event.resourceId ?? null,
+      event.userId ?? null,
+      event.data ? JSON.stringify(event.data) : null,
+      at,
+    ],
   );
-  scheduleNotify();
-}
-
-// Prepared once per connection: events are appended on every write, so they must be cheap.
-const statements = new WeakMap<object, Statement>();
-function insertStatement(tx: Tx): Statement {
-  let statement = statements.get(tx.$client);
-  if (!statement) {
-    statement = tx.$client.prepare(
-      "INSERT INTO events (type, actor, resource_id, user_id, data, at) VALUES (?, ?, ?, ?, ?, ?)",
-    );
-    statements.set(tx.$client, statement);
-  }
-  return statement;
+  tx.afterCommit(scheduleNotify);
 }
 
 type Listener = () => void;

@@ -9,7 +9,7 @@ import { ApiError } from "../http/errors.ts";
 import { NO_CONTROL } from "../http/patterns.ts";
 import { type Principal, resolvePrincipal } from "../http/principal.ts";
 import { checkFields, cleanName, cleanQuery } from "../http/text.ts";
-import { canSee, isOwner, requesterSeesDetails, rosterAccess } from "./access.ts";
+import { canSee, requesterSeesDetails, rosterAccess } from "./access.ts";
 import { notFound } from "./service.ts";
 import { browseItem, encodeCursor, parseCursor, parseLimit, requestedView, resourceView } from "./views.ts";
 
@@ -27,11 +27,9 @@ export async function apiPrincipal(gateway: Gateway, request: Request): Promise<
 }
 
 export function resourceRoutes(gateway: Gateway) {
-  const { membership, storage } = gateway;
+  const { membership } = gateway;
   const { store } = membership;
-  /** One membership change; while another process holds the write lock it is tried again, never blocking. */
-  const change = (...args: Parameters<typeof membership.transition>) =>
-    storage.retrying(() => membership.transition(...args));
+  const change = (...args: Parameters<typeof membership.transition>) => membership.transition(...args);
   return (
     new Elysia({ name: "resource-routes", prefix: "/v1/resources" })
       // derive (not resolve): who is calling is settled before the body is validated, so an anonymous
@@ -46,9 +44,11 @@ export function resourceRoutes(gateway: Gateway) {
         "",
         async ({ principal, body }) => {
           const name = cleanName(body.name);
-          const row = await storage.retrying(() =>
-            membership.createResource(principal, { type: body.type, name, visibility: body.visibility }),
-          );
+          const row = await membership.createResource(principal, {
+            type: body.type,
+            name,
+            visibility: body.visibility,
+          });
           return resourceView(row);
         },
         {
@@ -61,14 +61,14 @@ export function resourceRoutes(gateway: Gateway) {
       )
       .get(
         "",
-        ({ principal, query }) => ({
-          resources: store
-            .listForUser(principal.appId, principal.userId, query.state ?? "active", query.type)
-            .map((row) =>
-              query.state === "requested" && !requesterSeesDetails(row)
-                ? requestedView(row)
-                : resourceView(row),
-            ),
+        async ({ principal, query }) => ({
+          resources: (
+            await store.listForUser(principal.appId, principal.userId, query.state ?? "active", query.type)
+          ).map((row) =>
+            query.state === "requested" && !requesterSeesDetails(row)
+              ? requestedView(row)
+              : resourceView(row),
+          ),
         }),
         {
           query: t.Object({
@@ -79,10 +79,10 @@ export function resourceRoutes(gateway: Gateway) {
       )
       .get(
         "/browse",
-        ({ principal, query }) => {
+        async ({ principal, query }) => {
           const limit = parseLimit(query.limit);
           const after = parseCursor(query.cursor);
-          const rows = store.browse({
+          const rows = await store.browse({
             appId: principal.appId,
             type: query.type,
             query: cleanQuery(query.query),
@@ -106,15 +106,15 @@ export function resourceRoutes(gateway: Gateway) {
       )
       .get(
         "/static",
-        ({ principal, query }) => {
-          const row = store.findStatic(principal.appId, query.type, query.slug);
-          if (!row || !canSee(row, row && store.getMembership(row.id, principal.userId))) throw notFound();
+        async ({ principal, query }) => {
+          const row = await store.findStatic(principal.appId, query.type, query.slug);
+          if (!row || !canSee(row, await store.getMembership(row.id, principal.userId))) throw notFound();
           return resourceView(row, true);
         },
         { query: t.Object({ type: Type, slug: t.String({ minLength: 1, maxLength: 128 }) }) },
       )
-      .get("/:id", ({ principal, params }) => {
-        const row = store.getResourceFor(params.id, principal.userId);
+      .get("/:id", async ({ principal, params }) => {
+        const row = await store.getResourceFor(params.id, principal.userId);
         if (
           !row ||
           row.appId !== principal.appId ||
@@ -124,15 +124,11 @@ export function resourceRoutes(gateway: Gateway) {
         return resourceView(row, true);
       })
       .delete("/:id", async ({ principal, params }) => {
-        const row = store.getResource(params.id);
-        await change(principal, params.id, {
-          kind: "delete",
-          actorIsOwner: row !== undefined && isOwner(row, principal.userId),
-        });
+        await change(principal, params.id, { kind: "delete" });
         return { ok: true };
       })
-      .get("/:id/members", ({ principal, params }) => {
-        const row = store.getResourceFor(params.id, principal.userId);
+      .get("/:id/members", async ({ principal, params }) => {
+        const row = await store.getResourceFor(params.id, principal.userId);
         if (!row || row.appId !== principal.appId) throw notFound();
         const access = rosterAccess(
           row,
@@ -141,7 +137,11 @@ export function resourceRoutes(gateway: Gateway) {
         if (access === "not_found") throw notFound();
         if (access === "forbidden") throw new ApiError(403, "forbidden", "You may not see this roster.");
         return {
-          members: store.listMembers(params.id).map(({ userId, role, state }) => ({ userId, role, state })),
+          members: (await store.listMembers(params.id)).map(({ userId, role, state }) => ({
+            userId,
+            role,
+            state,
+          })),
         };
       })
       .post(

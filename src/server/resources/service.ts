@@ -5,11 +5,11 @@
  */
 import type { AppRegistry, TypeConfig } from "../apps/registry.ts";
 import type { DataSeam } from "../data/seam.ts";
-import type { Storage } from "../db/open.ts";
+import type { Storage, TransactionOptions, Tx } from "../db/sql.ts";
 import { appendEvent } from "../events/log.ts";
 import { ApiError } from "../http/errors.ts";
 import type { Principal } from "../http/principal.ts";
-import { canSee } from "./access.ts";
+import { canSee, isOwner } from "./access.ts";
 import type { MemberRow, ResourceRow, ResourceStore } from "./store.ts";
 import {
   type Change,
@@ -95,7 +95,7 @@ export class MembershipService {
     };
   }
 
-  createResource(principal: Principal, options: CreateResourceOptions): ResourceRow {
+  async createResource(principal: Principal, options: CreateResourceOptions): Promise<ResourceRow> {
     const type = this.apps.typeConfig(principal.appId, options.type);
     if (!type) throw refusal("unknown_type", 404);
     if (type.reserved) throw refusal("reserved_type", 403);
@@ -113,9 +113,9 @@ export class MembershipService {
       memberCount: 1,
       createdAt: now,
     };
-    this.storage.writeTx((tx) => {
-      this.store.insertResource(row);
-      this.store.insertMember({
+    await this.storage.transaction(async (tx) => {
+      await this.store.insertResource(tx, row);
+      await this.store.insertMember(tx, {
         resourceId: row.id,
         userId: principal.userId,
         appId: principal.appId,
@@ -125,7 +125,7 @@ export class MembershipService {
         createdAt: now,
         updatedAt: now,
       });
-      appendEvent(tx, {
+      await appendEvent(tx, {
         type: "resource.created",
         actor: principal.userId,
         resourceId: row.id,
@@ -145,11 +145,11 @@ export class MembershipService {
     resourceId: string,
     trigger: TriggerRequest,
     targetUserId?: string,
-  ): Change {
-    return this.storage.writeTx((tx) => {
-      const resource = this.store.getResource(resourceId);
+  ): Promise<Change> {
+    return this.storage.transaction(async (tx) => {
+      const resource = await this.lockedResource(tx, resourceId);
       if (!resource || resource.appId !== principal.appId) throw notFound();
-      const actor = this.store.getMembership(resourceId, principal.userId);
+      const actor = await this.store.getMembership(resourceId, principal.userId, tx);
       if (trigger.kind === "delete" && resource.type === "_app")
         throw refusal("app_resource_undeletable", 403);
       // Request and join answer for resources the caller cannot see (a members-only join is 403),
@@ -160,21 +160,30 @@ export class MembershipService {
         (trigger.kind === "leave" && actor !== undefined);
       if (!exempt && !canSee(resource, actor)) throw notFound();
       const target =
-        targetUserId === undefined ? undefined : this.store.getMembership(resourceId, targetUserId);
-      const input: Trigger =
-        trigger.kind === "invite"
-          ? {
-              ...trigger,
-              pendingInvitesOfActor: this.store.countPendingInvites(resource.appId, principal.userId),
-            }
-          : trigger;
+        targetUserId === undefined ? undefined : await this.store.getMembership(resourceId, targetUserId, tx);
+      let input: Trigger;
+      if (trigger.kind === "delete") {
+        input = { kind: "delete", actorIsOwner: isOwner(resource, principal.userId) };
+      } else if (trigger.kind !== "invite") {
+        input = trigger;
+      } else {
+        // The cap counts the inviter's pending invites across the app's resources: one inviter's
+        // invites are counted and written one transaction at a time.
+        await tx.lock(`invites:${resource.appId}:${principal.userId}`);
+        const pendingInvitesOfActor = await this.store.countPendingInvites(
+          resource.appId,
+          principal.userId,
+          tx,
+        );
+        input = { ...trigger, pendingInvitesOfActor };
+      }
       const decision = decide(this.facts(resource), input, actor, target);
       if (!decision.ok) throw refusal(decision.code, decision.status);
       const subject = targetUserId ?? principal.userId;
       const before = targetUserId === undefined ? actor : target;
-      this.apply(resource, decision.change, subject, before, principal.userId);
+      await this.apply(tx, resource, decision.change, subject, before, principal.userId);
       if (decision.change.kind !== "none") {
-        appendEvent(tx, {
+        await appendEvent(tx, {
           type: EVENT[trigger.kind],
           actor: principal.userId,
           resourceId,
@@ -191,18 +200,28 @@ export class MembershipService {
     });
   }
 
-  /** Applies a decided change. Call only inside a write transaction. */
-  apply(
+  /**
+   * The resource row, read in the transaction after taking its lock: every change to one resource's
+   * memberships (and its member count) is decided one transaction at a time.
+   */
+  private async lockedResource(tx: Tx, resourceId: string): Promise<ResourceRow | undefined> {
+    await tx.lock(`resource:${resourceId}`);
+    return this.store.getResource(resourceId, tx);
+  }
+
+  /** Applies a decided change inside the caller's write transaction. */
+  async apply(
+    tx: Tx,
     resource: ResourceRow,
     change: Change,
     userId: string,
     before: MemberRow | undefined,
     actorId: string,
-  ): void {
+  ): Promise<void> {
     const now = Date.now();
     switch (change.kind) {
       case "add":
-        this.store.insertMember({
+        await this.store.insertMember(tx, {
           resourceId: resource.id,
           userId,
           appId: resource.appId,
@@ -212,32 +231,32 @@ export class MembershipService {
           createdAt: now,
           updatedAt: now,
         });
-        if (change.state === "active") this.becameActive(resource, userId);
+        if (change.state === "active") await this.becameActive(tx, resource, userId);
         return;
       case "activate":
-        this.store.updateMember(resource.id, userId, change.role, "active", now);
-        this.becameActive(resource, userId);
+        await this.store.updateMember(tx, resource.id, userId, change.role, "active", now);
+        await this.becameActive(tx, resource, userId);
         return;
       case "setRole":
-        this.store.updateMember(resource.id, userId, change.role, "active", now);
+        await this.store.updateMember(tx, resource.id, userId, change.role, "active", now);
         return;
       case "drop":
-        this.store.deleteMember(resource.id, userId);
-        if (before?.state === "active") this.store.addToCount(resource, -1);
-        if (change.policies) this.seam.applyMemberRemoval(resource.appId, resource.id, userId, now);
+        await this.store.deleteMember(tx, resource.id, userId);
+        if (before?.state === "active") await this.store.addToCount(tx, resource, -1);
+        if (change.policies) await this.seam.applyMemberRemoval(tx, resource.appId, resource.id, userId, now);
         return;
       case "deleteResource":
         // Members, links and retained copies go with it (foreign keys ON DELETE CASCADE).
-        this.store.deleteResource(resource.id);
+        await this.store.deleteResource(tx, resource.id);
         return;
       case "none":
         return;
     }
   }
 
-  private becameActive(resource: ResourceRow, userId: string): void {
-    this.store.addToCount(resource, 1);
-    this.seam.restoreOnRejoin(resource.id, userId);
+  private async becameActive(tx: Tx, resource: ResourceRow, userId: string): Promise<void> {
+    await this.store.addToCount(tx, resource, 1);
+    await this.seam.restoreOnRejoin(tx, resource.id, userId);
   }
 
   /**
@@ -249,18 +268,18 @@ export class MembershipService {
   authorizeWrite(
     resourceId: string,
     userId: string,
-    write?: (resource: ResourceRow) => void,
-  ): { role: string; joined: boolean } {
-    return this.storage.writeTx((tx) => {
-      const resource = this.store.getResource(resourceId);
+    write?: (tx: Tx, resource: ResourceRow) => Promise<void>,
+  ): Promise<{ role: string; joined: boolean }> {
+    return this.storage.transaction(async (tx) => {
+      const resource = await this.lockedResource(tx, resourceId);
       if (!resource) throw notFound();
-      const actor = this.store.getMembership(resourceId, userId);
+      const actor = await this.store.getMembership(resourceId, userId, tx);
       const decision = decide(this.facts(resource), { kind: "autoJoin" }, actor);
       if (!decision.ok) throw refusal(decision.code, decision.status);
       const change = decision.change;
       if (change.kind === "add") {
-        this.apply(resource, change, userId, undefined, userId);
-        appendEvent(tx, {
+        await this.apply(tx, resource, change, userId, undefined, userId);
+        await appendEvent(tx, {
           type: EVENT.autoJoin,
           actor: userId,
           resourceId,
@@ -268,37 +287,44 @@ export class MembershipService {
           data: { role: change.role },
         });
       }
-      write?.(resource);
+      await write?.(tx, resource);
       return { role: change.kind === "add" ? change.role : actor!.role, joined: change.kind === "add" };
     });
   }
 
   /** An operator cancels a pending invite or request (no policies: nothing was contributed). */
-  cancelPending(resourceId: string, userId: string, actor: string): boolean {
-    return this.storage.writeTx((tx) => {
-      const resource = this.store.getResource(resourceId);
-      const current = resource && this.store.getMembership(resourceId, userId);
+  cancelPending(resourceId: string, userId: string, actor: string): Promise<boolean> {
+    return this.storage.transaction(async (tx) => {
+      const resource = await this.lockedResource(tx, resourceId);
+      const current = resource && (await this.store.getMembership(resourceId, userId, tx));
       if (!resource || !current || current.state === "active") return false;
-      this.apply(resource, { kind: "drop", policies: false }, userId, current, actor);
-      appendEvent(tx, { type: "member.cancelled", actor, resourceId, userId, data: { was: current.state } });
+      await this.apply(tx, resource, { kind: "drop", policies: false }, userId, current, actor);
+      await appendEvent(tx, {
+        type: "member.cancelled",
+        actor,
+        resourceId,
+        userId,
+        data: { was: current.state },
+      });
       return true;
     });
   }
 
   /** Consent's side effect: the subject joins the app's `_app` resource at its default role (idempotent). */
-  joinAppResource(appId: string, userId: string): boolean {
-    return this.storage.writeTx((tx) => {
-      const resource = this.store.findStatic(appId, "_app", "_app");
+  joinAppResource(appId: string, userId: string, options?: TransactionOptions): Promise<boolean> {
+    return this.storage.transaction(async (tx) => {
+      const found = await this.store.findStatic(appId, "_app", "_app", tx);
+      const resource = found && (await this.lockedResource(tx, found.id));
       if (!resource) return false;
-      const current = this.store.getMembership(resource.id, userId);
+      const current = await this.store.getMembership(resource.id, userId, tx);
       if (current?.state === "active") return false;
       const role = this.typeOf(appId, "_app").defaultRole;
       // A pending invite keeps the role an admin offered; a self-made request is not granted its role.
       const change: Change = current
         ? { kind: "activate", role: current.state === "invited" ? current.role : role }
         : { kind: "add", state: "active", role };
-      this.apply(resource, change, userId, current, userId);
-      appendEvent(tx, {
+      await this.apply(tx, resource, change, userId, current, userId);
+      await appendEvent(tx, {
         type: "member.joined",
         actor: userId,
         resourceId: resource.id,
@@ -306,6 +332,6 @@ export class MembershipService {
         data: { via: "consent" },
       });
       return true;
-    });
+    }, options);
   }
 }

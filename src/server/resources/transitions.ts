@@ -36,7 +36,10 @@ export type Trigger =
   | { kind: "delete"; actorIsOwner: boolean };
 
 /** A trigger as callers ask for it: the service counts the inviter's pending invites itself. */
-export type TriggerRequest = Exclude<Trigger, { kind: "invite" }> | { kind: "invite"; role?: unknown };
+export type TriggerRequest =
+  | Exclude<Trigger, { kind: "invite" } | { kind: "delete" }>
+  | { kind: "invite"; role?: unknown }
+  | { kind: "delete" };
 
 export type RefusalCode =
   | "forbidden"

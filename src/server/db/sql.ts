@@ -1,0 +1,73 @@
+/**
+ * What every storage module sees of the database, whatever the engine: SQL text with `$1…$n`
+ * placeholders, run as a read (`all`, `get`) or a write (`run`), and one unit of work per write
+ * (`transaction`). The SQL is written once, in the common part of SQLite's and PostgreSQL's dialects:
+ * `true`/`false` literals, `ON CONFLICT … DO …`, `RETURNING`, row-value comparisons, `||`, `coalesce`.
+ * Times are integer milliseconds (bigint in PostgreSQL, returned as numbers); booleans come back as
+ * 0/1 from SQLite and true/false from PostgreSQL, so readers wrap them in `Boolean()`.
+ *
+ * Decisions read inside the transaction that acts on them, never from a cache; `lock(key)` serializes
+ * transactions that must not interleave (the invite cap per inviter, one refresh per session): SQLite
+ * runs one write transaction at a time anyway, PostgreSQL takes a transaction-scoped advisory lock.
+ */
+
+export type Param = string | number | boolean | null;
+
+export interface Sql {
+  all<T = Record<string, unknown>>(text: string, params?: readonly Param[]): Promise<T[]>;
+  get<T = Record<string, unknown>>(text: string, params?: readonly Param[]): Promise<T | undefined>;
+  /** Runs a write; returns how many rows it changed. */
+  run(text: string, params?: readonly Param[]): Promise<number>;
+}
+
+export interface Tx extends Sql {
+  /** Waits until no other transaction holds `key`, then holds it until this one ends. */
+  lock(key: string): Promise<void>;
+  /** Runs `fn` once this transaction has committed (never after a rollback). */
+  afterCommit(fn: () => void): void;
+}
+
+export type Dialect = "sqlite" | "postgres";
+
+export interface TransactionOptions {
+  /**
+   * The transaction may wait on something slow (a provider call under `lock`). SQLite never waits
+   * inside a write transaction (it would stop every other write), so it refuses such a unit of work;
+   * PostgreSQL runs it on its own connection.
+   */
+  long?: boolean;
+  /**
+   * What the transaction deletes or overwrites holds a secret: no free page of the database file (or its
+   * log) may keep the old bytes (SQLite: `secure_delete`, then a WAL checkpoint that truncates it).
+   */
+  erase?: boolean;
+  /**
+   * How long to wait for another process's write lock before failing busy (default: the configured
+   * write wait, 5 s). 0 tries once: for work that is retried later anyway and must not hold up an answer.
+   */
+  waitMs?: number;
+}
+
+export interface Storage extends Sql {
+  readonly dialect: Dialect;
+  /**
+   * Runs `fn` in one write transaction and returns its result; a throw rolls everything back. While
+   * another process holds SQLite's write lock, waits (never blocking the event loop) up to
+   * `writeWaitMs`, then fails with a busy error (503 `database_busy`).
+   */
+  transaction<T>(fn: (tx: Tx) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /**
+   * For in-memory caches: a number that changes whenever another process has committed since, read
+   * synchronously and cheaply (SQLite's `PRAGMA data_version`). Undefined when the engine has no such
+   * signal: then nothing may be cached, and every read goes to the database.
+   */
+  externalVersion(): number | undefined;
+  /** Write transactions waiting for their turn right now (the queue behind SQLite's one writer). */
+  readonly waitingWrites: number;
+  close(): Promise<void>;
+}
+
+/** `$1…$n` → SQLite's `?1…?n` (same numbering, so a parameter may be used twice). */
+export function toSqlitePlaceholders(text: string): string {
+  return text.replace(/\$(\d+)/g, "?$1");
+}
