@@ -12,6 +12,8 @@ export interface Config {
   adminPort: number;
   adminHost: string;
   adminToken: string | undefined;
+  /** PostgreSQL (`postgres://…`) for replicas; when set, DATABASE_PATH is not used. */
+  databaseUrl: string | undefined;
   databasePath: string;
   oidcIssuer: string | undefined;
   idpAdminUrl: string | undefined;
@@ -175,6 +177,15 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError("SESSION_SECRET_PREVIOUS", "each secret must be at least 32 characters");
   }
   const databasePath = text(env, "DATABASE_PATH") ?? "./data/gateway.db";
+  const databaseUrl = text(env, "DATABASE_URL");
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\/./.test(databaseUrl))
+    throw new ConfigError("DATABASE_URL", "must be a postgres:// URL");
+  // Replicas must seal with the same key: a key file made by each would sign users out on every hop.
+  if (databaseUrl !== undefined && sessionSecret === undefined && text(env, "SESSION_KEY_FILE") === undefined)
+    throw new ConfigError(
+      "SESSION_SECRET",
+      "is required with DATABASE_URL (or SESSION_KEY_FILE, the same file on every replica)",
+    );
   return {
     port: port(env, "PORT", 8787),
     host: text(env, "HOST") ?? "127.0.0.1",
@@ -182,6 +193,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminHost: text(env, "ADMIN_HOST") ?? "127.0.0.1",
     adminToken: text(env, "ADMIN_TOKEN"),
     databasePath,
+    databaseUrl,
     oidcIssuer,
     idpAdminUrl: url(env, "IDP_ADMIN_URL") ?? oidcIssuer,
     idpAdminApiKey: text(env, "IDP_ADMIN_API_KEY"),

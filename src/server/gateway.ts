@@ -15,7 +15,7 @@ import { SessionStore } from "./auth/session-store.ts";
 import { SessionService } from "./auth/sessions.ts";
 import type { Config } from "./config.ts";
 import { DataSeam } from "./data/seam.ts";
-import { openStorage, type Storage } from "./db/open.ts";
+import { databaseTarget, openStorage, type Storage } from "./db/open.ts";
 import type { TransactionOptions } from "./db/sql.ts";
 import { gatewayCookieMatcher } from "./http/gateway-cookies.ts";
 import { Metrics } from "./http/metrics.ts";
@@ -73,7 +73,7 @@ export async function createGateway({
   log = createLogger(),
   consentHooks,
 }: CreateGatewayOptions): Promise<Gateway> {
-  const storage = await openStorage(config.databasePath, { writeWaitMs: config.writeWaitMs });
+  const storage = await openStorage(databaseTarget(config), { writeWaitMs: config.writeWaitMs });
   const sealer = new CookieSealer(await sealingKeys(config, storage, log));
   const hydra = new HydraClient({
     issuer: config.oidcIssuer,

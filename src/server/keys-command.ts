@@ -9,7 +9,7 @@ import { pruneKeyFile, readKeyFile, rotateKeyFile } from "./auth/key-file.ts";
 import { deriveKey, keyringFrom } from "./auth/keyring.ts";
 import { SessionStore } from "./auth/session-store.ts";
 import type { Config } from "./config.ts";
-import { openStorage } from "./db/open.ts";
+import { databaseTarget, openStorage } from "./db/open.ts";
 
 const USAGE = "usage: gateway keys status|rotate|prune";
 
@@ -40,7 +40,7 @@ export async function runKeys(config: Config, argv: string[], print = console.lo
     return 0;
   }
   const ring = await keyringFrom(secrets, keyFile ? `key file ${keyFile}` : "SESSION_SECRET");
-  const storage = await openStorage(config.databasePath);
+  const storage = await openStorage(databaseTarget(config));
   const counts = new Map(
     (await new SessionStore(storage).liveByCookieKey()).map(
       (row) => [row.keyId, Number(row.sessions)] as const,

@@ -5,7 +5,7 @@ import { AppsFileError } from "./apps/registry.ts";
  * environment; a bad value stops start-up with one line naming the variable.
  */
 import { ConfigError, loadConfig } from "./config.ts";
-import { openStorage } from "./db/open.ts";
+import { databaseTarget, openStorage } from "./db/open.ts";
 
 const HELP = `gateway — session gateway and resource membership service
 
@@ -55,8 +55,10 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === "migrate") {
     const config = loadConfig();
-    await (await openStorage(config.databasePath)).close();
-    console.log(`gateway: database ${config.databasePath} is migrated`);
+    await (await openStorage(databaseTarget(config))).close();
+    console.log(
+      `gateway: database ${config.databaseUrl ? "(DATABASE_URL)" : config.databasePath} is migrated`,
+    );
     return 0;
   }
   if (command === "keys") {

@@ -4,9 +4,9 @@
  * `admin_disabled` on a gateway started without ADMIN_TOKEN. Over real sockets.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { loadConfig } from "../../src/server/config.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
+import { databaseEnv } from "../helpers/db.ts";
 import { tempDir } from "../helpers/stack.ts";
 
 const TOKEN = "test-admin-token";
@@ -60,7 +60,7 @@ async function start(env: Record<string, string>): Promise<RunningGateway> {
   const config = loadConfig({
     PORT: "0",
     ADMIN_PORT: "0",
-    DATABASE_PATH: join(tempDir("sg-admin-auth-"), "gateway.db"),
+    ...(await databaseEnv(tempDir("sg-admin-auth-"), "gateway.db")),
     COOKIE_SECURE: "false",
     ...env,
   });

@@ -5,11 +5,10 @@
  * still starts on the same database. Over real sockets, no provider needed.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import type { AppsFile } from "../../src/server/apps/model.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
-import { sql } from "../helpers/db.ts";
+import { databaseEnv, sql } from "../helpers/db.ts";
 import { tempDir } from "../helpers/stack.ts";
 
 const ADMIN = { authorization: "Bearer test-admin-token", "content-type": "application/json" };
@@ -24,13 +23,13 @@ const FILE: AppsFile = {
 const ORIGINS = ["http://127.0.0.1:5101", "http://127.0.0.1:5102", "http://127.0.0.1:5103"];
 
 let gw: RunningGateway;
-let databasePath = "";
+let database: Record<string, string> = {};
 const start = () =>
   startGateway({
     config: loadConfig({
       PORT: "0",
       ADMIN_PORT: "0",
-      DATABASE_PATH: databasePath,
+      ...database,
       COOKIE_SECURE: "false",
       ADMIN_TOKEN: "test-admin-token",
     }),
@@ -40,7 +39,7 @@ const start = () =>
 
 // A fresh gateway per test: a refused deploy must not be able to leak into the next test.
 beforeEach(async () => {
-  databasePath = join(tempDir("sg-admin-deploy-"), "gateway.db");
+  database = await databaseEnv(tempDir("sg-admin-deploy-"));
   gw = await start();
 });
 afterEach(async () => {

@@ -5,9 +5,9 @@
  * Over real sockets, no provider needed: one deploy with many statics makes the rows.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { loadConfig } from "../../src/server/config.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
+import { databaseEnv } from "../helpers/db.ts";
 import { tempDir } from "../helpers/stack.ts";
 
 const ADMIN = { authorization: "Bearer test-admin-token", "content-type": "application/json" };
@@ -54,7 +54,7 @@ beforeAll(async () => {
     config: loadConfig({
       PORT: "0",
       ADMIN_PORT: "0",
-      DATABASE_PATH: join(tempDir("sg-admin-pages-"), "gateway.db"),
+      ...(await databaseEnv(tempDir("sg-admin-pages-"), "gateway.db")),
       COOKIE_SECURE: "false",
       ADMIN_TOKEN: "test-admin-token",
     }),

@@ -4,12 +4,11 @@
  * repeats, no skips, `nextCursor` null on the last page).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import type { AppsFile } from "../../src/server/apps/model.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import type { Principal } from "../../src/server/http/principal.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
-import { sql } from "../helpers/db.ts";
+import { databaseEnv, sql } from "../helpers/db.ts";
 import { freePort, tempDir } from "../helpers/stack.ts";
 
 const APP = "walk";
@@ -73,7 +72,7 @@ beforeAll(async () => {
     config: loadConfig({
       PORT: String(freePort()),
       ADMIN_PORT: String(freePort()),
-      DATABASE_PATH: join(tempDir(), "g.db"),
+      ...(await databaseEnv(tempDir(), "g.db")),
       COOKIE_SECURE: "false",
       ADMIN_TOKEN: "t",
     }),

@@ -4,11 +4,10 @@
  * at once (Promise.all); the single serialized writer (BEGIN IMMEDIATE) must keep every invariant.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import type { AppsFile } from "../../src/server/apps/model.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
-import { sql, sqliteOf } from "../helpers/db.ts";
+import { databaseEnv, sql, sqliteOf } from "../helpers/db.ts";
 import { freePort, tempDir } from "../helpers/stack.ts";
 
 const APP = "conc";
@@ -36,7 +35,7 @@ beforeAll(async () => {
     config: loadConfig({
       PORT: String(freePort()),
       ADMIN_PORT: String(freePort()),
-      DATABASE_PATH: join(tempDir(), "g.db"),
+      ...(await databaseEnv(tempDir(), "g.db")),
       COOKIE_SECURE: "false",
       ADMIN_TOKEN: "t",
     }),

@@ -6,10 +6,10 @@
  * endpoints of a provider without Hydra's consent API.
  */
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import type { AppsFile } from "../../src/server/apps/model.ts";
 import { ConfigError, loadConfig } from "../../src/server/config.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
+import { databaseEnv } from "../helpers/db.ts";
 import { type FakeOidc, startFakeOidc } from "../helpers/fake-oidc.ts";
 import { CSRF, tempDir } from "../helpers/stack.ts";
 
@@ -46,7 +46,7 @@ async function gateway(env: Record<string, string> = {}) {
     config: loadConfig({
       PORT: "0",
       ADMIN_PORT: "0",
-      DATABASE_PATH: join(tempDir(), "gateway.db"),
+      ...(await databaseEnv(tempDir(), "gateway.db")),
       OIDC_ISSUER: fake.url,
       COOKIE_SECURE: "false",
       ...env,

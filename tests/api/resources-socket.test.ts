@@ -3,10 +3,9 @@
  * sealed session cookies and the CSRF header: create → invite → accept → setRole → remove → delete.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { loadConfig } from "../../src/server/config.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
-import { sqliteOf } from "../helpers/db.ts";
+import { databaseEnv, sqliteOf } from "../helpers/db.ts";
 import {
   expectError,
   expectView,
@@ -25,7 +24,7 @@ beforeAll(async () => {
     config: loadConfig({
       PORT: String(freePort()),
       ADMIN_PORT: "0",
-      DATABASE_PATH: join(tempDir(), "gateway.db"),
+      ...(await databaseEnv(tempDir(), "gateway.db")),
       COOKIE_SECURE: "false",
     }),
     apps: TEST_APPS,

@@ -6,12 +6,11 @@
  * it again. Recorded here with `deployApp` directly, as an older version did without the checks.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { deployApp } from "../../src/server/apps/deploy.ts";
 import type { AppDef, AppsFile } from "../../src/server/apps/model.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
-import { sql } from "../helpers/db.ts";
+import { databaseEnv, sql } from "../helpers/db.ts";
 import { tempDir } from "../helpers/stack.ts";
 
 const FILE: AppsFile = {
@@ -25,12 +24,12 @@ afterEach(async () => {
   running = undefined;
 });
 
-async function start(databasePath: string, logs: string[] = []) {
+async function start(database: Record<string, string>, logs: string[] = []) {
   running = await startGateway({
     config: loadConfig({
       PORT: "0",
       ADMIN_PORT: "0",
-      DATABASE_PATH: databasePath,
+      ...database,
       COOKIE_SECURE: "false",
       ADMIN_TOKEN: "restore-token",
     }),
@@ -73,11 +72,11 @@ describe("a recorded deployment today's rules refuse", () => {
   ] as Array<[string, AppDef]>)(
     "with %s is not restored at start-up; the operator is told",
     async (_label, app) => {
-      const databasePath = join(tempDir("sg-restore-"), "gateway.db");
-      await recordUnchecked(await start(databasePath), app);
+      const database = await databaseEnv(tempDir("sg-restore-"));
+      await recordUnchecked(await start(database), app);
       await running!.stop();
       const logs: string[] = [];
-      const gw = await start(databasePath, logs);
+      const gw = await start(database, logs);
       expect(gw.gateway.apps.app("legacy")).toBeUndefined();
       expect(gw.gateway.apps.lookupClient("legacy-web")).toBeUndefined();
       expect(gw.gateway.apps.app("first")).toEqual(FILE.apps[0]!);
@@ -105,15 +104,15 @@ describe("a recorded deployment today's rules refuse", () => {
   );
 
   test("a valid recorded deployment is still restored", async () => {
-    const databasePath = join(tempDir("sg-restore-"), "gateway.db");
+    const database = await databaseEnv(tempDir("sg-restore-"));
     const app: AppDef = {
       id: "kept",
       clients: [{ clientId: "kept-web", redirectUris: ["http://127.0.0.1:5203/cb", "com.example.kept:/cb"] }],
     };
-    await recordUnchecked(await start(databasePath), app);
+    await recordUnchecked(await start(database), app);
     await running!.stop();
     const logs: string[] = [];
-    const gw = await start(databasePath, logs);
+    const gw = await start(database, logs);
     expect(gw.gateway.apps.app("kept")).toEqual(app);
     expect(logs.filter((line) => line.includes("deploy it again"))).toEqual([]);
   });

@@ -4,12 +4,11 @@
  * provider on a real socket that answers discovery and introspection for two tokens.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import type { AppsFile } from "../../src/server/apps/model.ts";
 import { idTokenRefusal } from "../../src/server/auth/id-token.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
-import { sql } from "../helpers/db.ts";
+import { databaseEnv, sql } from "../helpers/db.ts";
 import { tempDir } from "../helpers/stack.ts";
 
 const TOKENS: Record<string, string> = { "token-known": "known-web", "token-stray": "stray-product" };
@@ -53,7 +52,7 @@ async function gatewayWith(apps: AppsFile | undefined) {
     config: loadConfig({
       PORT: "0",
       ADMIN_PORT: "0",
-      DATABASE_PATH: join(tempDir(), "gateway.db"),
+      ...(await databaseEnv(tempDir(), "gateway.db")),
       OIDC_ISSUER: issuer,
       IDP_ADMIN_API_KEY: "key",
     }),

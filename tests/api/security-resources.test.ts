@@ -4,11 +4,11 @@
  * refusal asserts its status, its `{error, code}` and that the database did not change.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import type { AppsFile } from "../../src/server/apps/model.ts";
 import { AppsFileError, parseAppsFile } from "../../src/server/apps/registry.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import { startGateway } from "../../src/server/serve.ts";
+import { databaseEnv } from "../helpers/db.ts";
 import { awayFromMinuteEdge, expectError, type Kit, makeKit, TEST_APPS } from "../helpers/resources-kit.ts";
 import { tempDir } from "../helpers/stack.ts";
 
@@ -154,7 +154,7 @@ describe("validation of the apps file and deploys", () => {
       config: loadConfig({
         PORT: "0",
         ADMIN_PORT: "0",
-        DATABASE_PATH: join(tempDir(), "g.db"),
+        ...(await databaseEnv(tempDir(), "g.db")),
         COOKIE_SECURE: "false",
       }),
       apps: file,

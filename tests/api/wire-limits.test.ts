@@ -4,10 +4,9 @@
  * from our code, on the public and the admin listener alike.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { loadConfig } from "../../src/server/config.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
-import { sql } from "../helpers/db.ts";
+import { databaseEnv, sql } from "../helpers/db.ts";
 import { rawExchange } from "../helpers/raw-http.ts";
 import { tempDir } from "../helpers/stack.ts";
 
@@ -18,7 +17,7 @@ beforeAll(async () => {
   const config = loadConfig({
     PORT: "0",
     ADMIN_PORT: "0",
-    DATABASE_PATH: join(tempDir(), "gateway.db"),
+    ...(await databaseEnv(tempDir(), "gateway.db")),
     COOKIE_SECURE: "false",
     ADMIN_TOKEN: ADMIN,
   });

@@ -12,7 +12,7 @@ import type { AppsFile } from "../../src/server/apps/model.ts";
 import { AppRegistry } from "../../src/server/apps/registry.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import { createGateway, type Gateway } from "../../src/server/gateway.ts";
-import { sqliteOf } from "../helpers/db.ts";
+import { databaseEnv, sqliteOf } from "../helpers/db.ts";
 import { freePort, tempDir } from "../helpers/stack.ts";
 
 const CLIENT = "race-web";
@@ -29,7 +29,7 @@ const APPS: AppsFile = {
 const dir = tempDir();
 const env = {
   ...(process.env as Record<string, string>),
-  DATABASE_PATH: join(dir, "gateway.db"),
+  ...(await databaseEnv(dir, "gateway.db")),
   GATEWAY_CONFIG: join(dir, "apps.json"),
   COOKIE_SECURE: "false",
 };

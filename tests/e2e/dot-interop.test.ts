@@ -12,11 +12,11 @@
  * these clients).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import type { AppsFile } from "../../src/server/apps/model.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
 import { Browser } from "../helpers/browser.ts";
+import { databaseEnv } from "../helpers/db.ts";
 import { type DotProvider, signInAtProvider, startDotProvider } from "../helpers/dot-provider.ts";
 import { CSRF, freePort, pkce, tempDir } from "../helpers/stack.ts";
 
@@ -36,7 +36,7 @@ async function gateway(env: Record<string, string>): Promise<RunningGateway> {
     config: loadConfig({
       PORT: "0",
       ADMIN_PORT: "0",
-      DATABASE_PATH: join(tempDir(), "gateway.db"),
+      ...(await databaseEnv(tempDir(), "gateway.db")),
       OIDC_ISSUER: dot.issuer,
       IDP_REVOCATION_URL: dot.endpoints.revocation,
       IDP_CONSENT_API: "none",

@@ -3,12 +3,12 @@
  * development provider and the consent page (nonce, PKCE, the consent binding cookie), then sign out.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { join } from "node:path";
 import type { BrowserContext } from "playwright-core";
 import { type DevIdp, startDevIdp } from "../../src/devidp/index.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import { LANDING_CLIENT_ID } from "../../src/server/landing.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
+import { databaseEnv } from "../helpers/db.ts";
 import { launchBrowser } from "../helpers/demo-stack.ts";
 import { freePort, tempDir } from "../helpers/stack.ts";
 
@@ -30,7 +30,7 @@ beforeAll(async () => {
     config: loadConfig({
       PORT: String(port),
       ADMIN_PORT: "0",
-      DATABASE_PATH: join(tempDir(), "gateway.db"),
+      ...(await databaseEnv(tempDir(), "gateway.db")),
       OIDC_ISSUER: idp.issuer,
       IDP_ADMIN_URL: idp.adminUrl,
       IDP_ADMIN_API_KEY: "landing-key",

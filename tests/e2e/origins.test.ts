@@ -6,12 +6,11 @@
  * redirect URI in the apps file.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import type { AppsFile } from "../../src/server/apps/model.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
-import { sql } from "../helpers/db.ts";
+import { databaseEnv, sql } from "../helpers/db.ts";
 import { launchBrowser } from "../helpers/demo-stack.ts";
 import { freePort, tempDir } from "../helpers/stack.ts";
 
@@ -51,7 +50,7 @@ beforeAll(async () => {
     config: loadConfig({
       PORT: String(freePort()),
       ADMIN_PORT: "0",
-      DATABASE_PATH: join(tempDir(), "gateway.db"),
+      ...(await databaseEnv(tempDir(), "gateway.db")),
       COOKIE_SECURE: "false",
     }),
     apps,

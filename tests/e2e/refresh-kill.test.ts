@@ -8,6 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type DevIdp, startDevIdp } from "../../src/devidp/index.ts";
 import { Browser } from "../helpers/browser.ts";
+import { databaseEnv } from "../helpers/db.ts";
 import { CLIENT_ID, CSRF, freePort, type Stack, signIn, tempDir } from "../helpers/stack.ts";
 
 let idp: DevIdp;
@@ -47,7 +48,7 @@ beforeAll(async () => {
     ...(process.env as Record<string, string>),
     PORT: String(port),
     ADMIN_PORT: String(freePort()),
-    DATABASE_PATH: join(dir, "gateway.db"),
+    ...(await databaseEnv(dir, "gateway.db")),
     GATEWAY_CONFIG: appsFile,
     OIDC_ISSUER: idp.issuer,
     IDP_ADMIN_URL: idp.adminUrl,

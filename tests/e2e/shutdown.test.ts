@@ -4,10 +4,10 @@
  */
 import { expect, test } from "bun:test";
 import { connect, type Socket } from "node:net";
-import { join } from "node:path";
+import { databaseEnv } from "../helpers/db.ts";
 import { freePort, tempDir } from "../helpers/stack.ts";
 
-function spawnGateway(extra: Record<string, string> = {}) {
+async function spawnGateway(extra: Record<string, string> = {}) {
   const port = freePort();
   const dir = tempDir();
   const child = Bun.spawn(["bun", "src/server/main.ts", "serve"], {
@@ -15,7 +15,7 @@ function spawnGateway(extra: Record<string, string> = {}) {
       ...(process.env as Record<string, string>),
       PORT: String(port),
       ADMIN_PORT: String(freePort()),
-      DATABASE_PATH: join(dir, "gateway.db"),
+      ...(await databaseEnv(dir, "gateway.db")),
       COOKIE_SECURE: "false",
       ...extra,
     },
@@ -58,7 +58,7 @@ function trickled(port: number, body: string) {
 }
 
 test("SIGTERM lets 8 requests in flight finish, refuses new connections, and exits 0 with one line", async () => {
-  const { child, port } = spawnGateway();
+  const { child, port } = await spawnGateway();
   await ready(port);
   const body = JSON.stringify({ client_id: "x".repeat(40) });
   const requests = Array.from({ length: 8 }, () => trickled(port, body));
@@ -87,7 +87,7 @@ test("SIGTERM lets 8 requests in flight finish, refuses new connections, and exi
 }, 30_000);
 
 test("a request that does not finish within SHUTDOWN_DRAIN_SECONDS is cut, and the process still exits 0", async () => {
-  const { child, port } = spawnGateway({ SHUTDOWN_DRAIN_SECONDS: "0.5" });
+  const { child, port } = await spawnGateway({ SHUTDOWN_DRAIN_SECONDS: "0.5" });
   await ready(port);
   const stuck = trickled(port, JSON.stringify({ client_id: "never-finished" }));
   await stuck.connected;

@@ -4,8 +4,11 @@
  * placeholders are numbered in order (`$1`, `$2`, …); write SQL both engines speak (`true`/`false`,
  * quoted camelCase aliases). Counts come back as numbers on both.
  */
+import { join } from "node:path";
 import type { Param, Storage } from "../../src/server/db/sql.ts";
 import type { SqliteStorage } from "../../src/server/db/sqlite.ts";
+import { sharedPostgres, testEngine } from "./postgres.ts";
+import { tempDir } from "./stack.ts";
 
 function numbered(text: string): string {
   let n = 0;
@@ -33,4 +36,15 @@ export function sql(storage: Storage) {
 export function sqliteOf(storage: Storage): SqliteStorage["sqlite"] {
   if (storage.dialect !== "sqlite") throw new Error("this test needs the SQLite engine");
   return (storage as SqliteStorage).sqlite;
+}
+
+/**
+ * The environment that points a gateway at a fresh database of the engine the suite runs on
+ * (TEST_DATABASE=postgres: a new database in the shared test cluster; else a SQLite file in `dir`).
+ * The key file stays in `dir` either way.
+ */
+export async function databaseEnv(dir = tempDir(), file = "gateway.db"): Promise<Record<string, string>> {
+  if (testEngine === "sqlite") return { DATABASE_PATH: join(dir, file) };
+  const cluster = await sharedPostgres();
+  return { DATABASE_URL: await cluster.createDatabase(), SESSION_KEY_FILE: join(dir, "session.key") };
 }

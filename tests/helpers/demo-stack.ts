@@ -1,13 +1,9 @@
-/**
- * The demo app on its own origin, next to the development provider and a gateway (what `gateway dev`
- * runs), all on 127.0.0.1 with free ports; plus Debian's Chromium through playwright-core.
- */
-import { join } from "node:path";
 import { type BrowserContext, chromium } from "playwright-core";
 import { startDevIdp } from "../../src/devidp/index.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import { serveDemo } from "../../src/server/demo.ts";
 import { startGateway } from "../../src/server/serve.ts";
+import { databaseEnv } from "./db.ts";
 import { freePort, tempDir } from "./stack.ts";
 
 export const DEMO_CLIENT = "demo-web";
@@ -27,7 +23,7 @@ export async function startDemoStack(options: { accessTokenTtlSeconds?: number }
   const config = loadConfig({
     PORT: String(port),
     ADMIN_PORT: String(freePort()),
-    DATABASE_PATH: join(tempDir(), "gateway.db"),
+    ...(await databaseEnv(tempDir(), "gateway.db")),
     OIDC_ISSUER: idp.issuer,
     IDP_ADMIN_API_KEY: "demo-idp-key",
     COOKIE_SECURE: "false",

@@ -7,7 +7,7 @@
 import { createServer, type Server, type Socket } from "node:net";
 import { type Config, loadConfig } from "../../src/server/config.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
-import { tempDir } from "./stack.ts";
+import { databaseEnv } from "./db.ts";
 
 export const FAKE_REDIRECT = "http://127.0.0.1:5999/cb";
 
@@ -91,7 +91,7 @@ export async function gatewayOnFake(
   const config = loadConfig({
     PORT: "0",
     ADMIN_PORT: "0",
-    DATABASE_PATH: `${tempDir()}/gateway.db`,
+    ...(await databaseEnv()),
     OIDC_ISSUER: fake.url,
     IDP_ADMIN_URL: fake.url,
     KRATOS_PUBLIC_URL: fake.url,

@@ -1,10 +1,9 @@
-/** An in-process gateway (no listener): `handle(path, init)` goes through the real Elysia handler. */
-import { join } from "node:path";
 import { buildAdminApp, buildPublicApp } from "../../src/server/app.ts";
 import type { AppsFile } from "../../src/server/apps/model.ts";
 import { AppRegistry, DEFAULT_APPS } from "../../src/server/apps/registry.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import { createGateway, type Gateway } from "../../src/server/gateway.ts";
+import { databaseEnv } from "./db.ts";
 import { tempDir } from "./stack.ts";
 
 export interface InProcess {
@@ -18,7 +17,11 @@ export async function inProcess(
   env: Record<string, string> = {},
   apps: AppsFile = DEFAULT_APPS,
 ): Promise<InProcess> {
-  const config = loadConfig({ DATABASE_PATH: join(tempDir(), "gateway.db"), COOKIE_SECURE: "false", ...env });
+  const config = loadConfig({
+    ...(await databaseEnv(tempDir(), "gateway.db")),
+    COOKIE_SECURE: "false",
+    ...env,
+  });
   const logs: string[] = [];
   const gateway = await createGateway({
     config,

@@ -12,6 +12,7 @@ import { type Config, loadConfig } from "../../src/server/config.ts";
 import type { ConsentHooks } from "../../src/server/gateway.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
 import { Browser } from "./browser.ts";
+import { databaseEnv } from "./db.ts";
 
 export const CLIENT_ID = "test-web";
 export const SECRET_CLIENT_ID = "test-server";
@@ -106,7 +107,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const env = {
     PORT: String(port),
     ADMIN_PORT: "0",
-    DATABASE_PATH: join(dataDir, "gateway.db"),
+    ...(await databaseEnv(dataDir, "gateway.db")),
     OIDC_ISSUER: idp.issuer,
     IDP_ADMIN_URL: idp.adminUrl,
     ...(adminApiKey ? { IDP_ADMIN_API_KEY: adminApiKey } : {}),

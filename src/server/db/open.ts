@@ -2,6 +2,7 @@
  * Opens the configured database: the embedded SQLite file (`DATABASE_PATH`, the default) or, with
  * `DATABASE_URL`, PostgreSQL. Either way the migrations embedded in the program are applied first.
  */
+import { openPostgres } from "./postgres.ts";
 import type { Storage } from "./sql.ts";
 import { openSqlite } from "./sqlite.ts";
 
@@ -13,6 +14,13 @@ export interface StorageOptions {
   writeWaitMs?: number;
 }
 
-export async function openStorage(path: string, options: StorageOptions = {}): Promise<Storage> {
-  return openSqlite(path, options);
+/** `target`: a SQLite file's path (or ":memory:"), or a postgres:// URL. */
+export async function openStorage(target: string, options: StorageOptions = {}): Promise<Storage> {
+  if (/^postgres(ql)?:\/\//.test(target)) return openPostgres(target);
+  return openSqlite(target, options);
+}
+
+/** Where the configuration says the database is. */
+export function databaseTarget(config: { databasePath: string; databaseUrl?: string }): string {
+  return config.databaseUrl ?? config.databasePath;
 }

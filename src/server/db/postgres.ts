@@ -1,0 +1,118 @@
+/**
+ * The replicated engine: PostgreSQL through postgres.js (the `postgres` package), for any number of
+ * gateway processes on any number of hosts. Chosen over Bun's built-in SQL client because drizzle's
+ * adapter for it still mishandles JSON and timestamps, and over node-postgres for speed; its LISTEN
+ * re-subscribes by itself after a dropped connection.
+ *
+ * - Every statement is prepared once per connection. `bigint` (times, counts) comes back as a number.
+ * - A transaction is READ COMMITTED; what must not interleave takes `tx.lock(key)`, a transaction-
+ *   scoped advisory lock (released at commit or rollback, and by the server if this process dies).
+ * - Nothing is cached (`externalVersion` is undefined): reads go to the database, so every replica
+ *   sees every commit on its very next request.
+ * - `notify` is `pg_notify`, delivered to every replica's listener at commit; a listener that was
+ *   reconnecting may miss one, so listeners also poll (see events-stream.ts).
+ * - Migrations run under a session advisory lock: replicas starting together migrate once.
+ */
+import { createHash } from "node:crypto";
+import { drizzle } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
+import { migrationJournal, migrationSql } from "./migrations-pg.gen.ts";
+import type { Param, Storage, TransactionOptions, Tx } from "./sql.ts";
+
+export interface PostgresOptions {
+  /** Connections in the pool (default 10). */
+  poolSize?: number;
+}
+
+/** An arbitrary constant: the advisory lock every replica takes around its migrations. */
+const MIGRATION_LOCK = 7_242_023_001;
+
+type Client = postgres.Sql<Record<string, never>>;
+type Runner = Pick<postgres.Sql, "unsafe">;
+
+const rows = async <T>(runner: Runner, text: string, params: readonly Param[] = []): Promise<T[]> =>
+  [...(await runner.unsafe(text, params as Param[], { prepare: true }))] as T[];
+
+export interface PostgresStorage extends Storage {
+  readonly dialect: "postgres";
+  /** The driver, for PostgreSQL-only tools and tests (fault injection, LISTEN). */
+  readonly client: Client;
+}
+
+export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<PostgresStorage> {
+  const poolSize = options.poolSize ?? 10;
+  const client = postgres(url, {
+    max: poolSize,
+    onnotice: () => {},
+    connect_timeout: 5,
+    types: {
+      bigint: { to: 20, from: [20], serialize: (value: number) => String(value), parse: Number },
+    },
+  }) as unknown as Client;
+  await migrate(client);
+
+  let inFlight = 0;
+  const transaction = async <T>(
+    fn: (tx: Tx) => Promise<T>,
+    _options: TransactionOptions = {},
+  ): Promise<T> => {
+    inFlight++;
+    const hooks: Array<() => void> = [];
+    try {
+      const result = await client.begin(async (t) => {
+        const tx: Tx = {
+          all: (text, params) => rows(t, text, params),
+          get: async (text, params) => (await rows<any>(t, text, params))[0],
+          run: async (text, params) => (await t.unsafe(text, params as Param[], { prepare: true })).count,
+          lock: async (key) => {
+            await t.unsafe("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [key], { prepare: true });
+          },
+          afterCommit: (hook) => hooks.push(hook),
+        };
+        return fn(tx);
+      });
+      for (const hook of hooks) hook();
+      return result as T;
+    } finally {
+      inFlight--;
+    }
+  };
+
+  return {
+    dialect: "postgres",
+    client,
+    all: (text, params) => rows(client, text, params),
+    get: async (text, params) => (await rows<any>(client, text, params))[0],
+    run: async (text, params) => (await client.unsafe(text, params as Param[], { prepare: true })).count,
+    transaction,
+    externalVersion: () => undefined,
+    get waitingWrites() {
+      return Math.max(0, inFlight - poolSize);
+    },
+    async close() {
+      await client.end({ timeout: 5 });
+    },
+  };
+}
+
+/** Applies the embedded migrations once, whichever replica gets there first (the others wait, then find them applied). */
+async function migrate(client: Client): Promise<void> {
+  const reserved = await client.reserve();
+  try {
+    await reserved.unsafe(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`);
+    const db = drizzle({ client });
+    const metas = migrationJournal.entries.map((entry, i) => {
+      const text = migrationSql[i] ?? "";
+      return {
+        sql: text.split("--> statement-breakpoint"),
+        bps: entry.breakpoints,
+        folderMillis: entry.when,
+        hash: createHash("sha256").update(text).digest("hex"),
+      };
+    });
+    await (db as any).dialect.migrate(metas, (db as any).session, {});
+  } finally {
+    await reserved.unsafe(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`).catch(() => {});
+    reserved.release();
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * The same tables as schema.ts, for PostgreSQL (drizzle-kit generates drizzle-pg/ from this file).
+ * Column names, types and indexes match SQLite's one for one; tests/unit/schema-parity.test.ts fails
+ * when the two descriptions drift. Differences, each for a reason:
+ *
+ * - times and money are `bigint` (returned to the program as numbers), flags are `boolean`;
+ * - autoincrement keys are identity columns;
+ * - `resources.name_fold` has a pg_trgm GIN index: browse's substring search (SQLite uses FTS5);
+ * - `events.xid` is the writing transaction's id (`pg_current_xact_id()`): the admin stream reads rows
+ *   ordered by (xid, id) and only below the oldest transaction still running, so a row that commits
+ *   late is never skipped (see admin/event-cursor.ts).
+ */
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  boolean,
+  customType,
+  index,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+
+const ms = (name: string) => bigint(name, { mode: "number" });
+const xid8 = customType<{ data: string }>({ dataType: () => "xid8" });
+
+export const settings = pgTable("settings", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+});
+
+export const sessions = pgTable(
+  "sessions",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull(),
+    clientId: text("client_id").notNull(),
+    createdAt: ms("created_at").notNull(),
+    lastSeenAt: ms("last_seen_at").notNull(),
+    accessExpiresAt: ms("access_expires_at").notNull(),
+    expiresAt: ms("expires_at").notNull(),
+    endedAt: ms("ended_at"),
+    endReason: text("end_reason"),
+    refreshHash: text("refresh_hash"),
+    refreshSealed: text("refresh_sealed"),
+    previousRefreshHash: text("previous_refresh_hash"),
+    rotatedAt: ms("rotated_at"),
+    cookieKeyId: text("cookie_key_id"),
+    currentCookie: text("current_cookie"),
+    refreshLeaseUntil: ms("refresh_lease_until"),
+  },
+  (t) => [index("sessions_user").on(t.userId), index("sessions_live").on(t.endedAt, t.createdAt)],
+);
+
+export const credits = pgTable(
+  "credits",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    userId: text("user_id").notNull(),
+    kind: text("kind").notNull(),
+    amountMicros: ms("amount_micros").notNull(),
+    createdAt: ms("created_at").notNull(),
+  },
+  (t) => [
+    index("credits_user").on(t.userId),
+    uniqueIndex("credits_one_welcome").on(t.userId).where(sql`kind = 'welcome'`),
+  ],
+);
+
+export const events = pgTable(
+  "events",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    type: text("type").notNull(),
+    actor: text("actor"),
+    resourceId: text("resource_id"),
+    userId: text("user_id"),
+    data: text("data"),
+    at: ms("at").notNull(),
+    xid: xid8("xid").notNull().default(sql`pg_current_xact_id()`),
+  },
+  (t) => [index("events_cursor").on(t.xid, t.id)],
+);
+
+export const deployments = pgTable(
+  "deployments",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    appId: text("app_id").notNull(),
+    config: text("config").notNull(),
+    createdAt: ms("created_at").notNull(),
+  },
+  (t) => [index("deployments_app").on(t.appId, t.id)],
+);
+
+export const resources = pgTable(
+  "resources",
+  {
+    seq: bigint("seq", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    id: text("id").notNull().unique(),
+    appId: text("app_id").notNull(),
+    type: text("type").notNull(),
+    name: text("name").notNull(),
+    nameFold: text("name_fold").notNull(),
+    visibility: text("visibility", { enum: ["members", "public"] }).notNull(),
+    discoverable: boolean("discoverable").notNull(),
+    ownerId: text("owner_id").notNull(),
+    ownerKind: text("owner_kind", { enum: ["user", "app"] })
+      .notNull()
+      .default("user"),
+    slug: text("slug"),
+    memberCount: bigint("member_count", { mode: "number" }).notNull().default(0),
+    createdAt: ms("created_at").notNull(),
+  },
+  (t) => [
+    index("resources_browse").on(t.appId, t.discoverable, t.createdAt, t.id),
+    index("resources_browse_type").on(t.appId, t.type, t.discoverable, t.createdAt, t.id),
+    uniqueIndex("resources_slug").on(t.appId, t.type, t.slug).where(sql`slug IS NOT NULL`),
+    index("resources_name_trgm").using("gin", t.nameFold.op("gin_trgm_ops")),
+  ],
+);
+
+export const members = pgTable(
+  "members",
+  {
+    resourceId: text("resource_id")
+      .notNull()
+      .references(() => resources.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull(),
+    appId: text("app_id").notNull(),
+    role: text("role", { enum: ["reader", "writer", "admin", "owner"] }).notNull(),
+    state: text("state", { enum: ["invited", "requested", "active"] }).notNull(),
+    invitedBy: text("invited_by"),
+    createdAt: ms("created_at").notNull(),
+    updatedAt: ms("updated_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.resourceId, t.userId] }),
+    index("members_user").on(t.userId, t.state),
+    index("members_pending_invites").on(t.appId, t.invitedBy).where(sql`state = 'invited'`),
+    index("members_pending").on(t.createdAt).where(sql`state <> 'active'`),
+  ],
+);
+
+export const resourceLinks = pgTable(
+  "resource_links",
+  {
+    resourceId: text("resource_id")
+      .notNull()
+      .references(() => resources.id, { onDelete: "cascade" }),
+    tableName: text("table_name").notNull(),
+    rowId: text("row_id").notNull(),
+    contributorId: text("contributor_id").notNull(),
+    hidden: boolean("hidden").notNull().default(false),
+    data: text("data"),
+    createdAt: ms("created_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.resourceId, t.tableName, t.rowId] }),
+    index("resource_links_contributor").on(t.resourceId, t.contributorId),
+  ],
+);
+
+export const retainedRows = pgTable(
+  "retained_rows",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    resourceId: text("resource_id")
+      .notNull()
+      .references(() => resources.id, { onDelete: "cascade" }),
+    tableName: text("table_name").notNull(),
+    rowId: text("row_id").notNull(),
+    fromUserId: text("from_user_id").notNull(),
+    data: text("data"),
+    createdAt: ms("created_at").notNull(),
+  },
+  (t) => [index("retained_rows_resource").on(t.resourceId)],
+);
+
+export const consentBindings = pgTable(
+  "consent_bindings",
+  {
+    challengeHash: text("challenge_hash").primaryKey(),
+    nonceHash: text("nonce_hash").notNull(),
+    expiresAt: ms("expires_at").notNull(),
+  },
+  (t) => [index("consent_bindings_expiry").on(t.expiresAt)],
+);
