@@ -2,7 +2,7 @@
  * How the SDK talks to the gateway. Browser mode: `credentials: "include"` on every call (the session
  * lives in httpOnly cookies the page never sees) and `X-Service-Csrf: 1` on every state-changing call;
  * on a 401 it calls `POST /auth/refresh` once — one refresh shared by all calls that hit the 401 at the
- * same time — and retries once. Server mode: `Authorization: Bearer`, no cookies, no CSRF header.
+ * same time, and none for a call sent before a refresh that has since succeeded — and retries once. Server mode: `Authorization: Bearer`, no cookies, no CSRF header.
  * Every failure surfaces as one `GatewayError` carrying the HTTP status and the API's `code`.
  */
 import type { ClientOptions, FetchLike } from "./types.ts";
@@ -28,6 +28,8 @@ export class Transport {
   readonly base: string;
   private readonly fetchImpl: FetchLike;
   private refreshing: Promise<boolean> | undefined;
+  /** Refreshes that succeeded so far: a 401 to a call sent before the latest one just retries. */
+  private refreshes = 0;
 
   constructor(readonly options: ClientOptions) {
     this.base = options.gatewayUrl.replace(/\/+$/, "");
@@ -43,10 +45,15 @@ export class Transport {
   }
 
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const seen = this.refreshes;
     let response = await this.send(method, path, options.body);
-    if (response.status === 401 && !options.noRetry && !this.isServer && (await this.refreshOnce())) {
-      await response.body?.cancel();
-      response = await this.send(method, path, options.body);
+    if (response.status === 401 && !options.noRetry && !this.isServer) {
+      // A refresh that finished after this call was sent already gave it a fresh cookie.
+      const fresh = this.refreshes !== seen || (await this.refreshOnce());
+      if (fresh) {
+        await response.body?.cancel();
+        response = await this.send(method, path, options.body);
+      }
     }
     return this.read<T>(response);
   }
@@ -56,6 +63,7 @@ export class Transport {
     this.refreshing ??= this.send("POST", "/auth/refresh", { client_id: this.clientId })
       .then(async (response) => {
         await response.body?.cancel();
+        if (response.ok) this.refreshes++;
         return response.ok;
       })
       .catch(() => false)

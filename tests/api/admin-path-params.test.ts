@@ -5,7 +5,7 @@
  */
 import { afterAll, expect, test } from "bun:test";
 import { buildAdminApp } from "../../src/server/app.ts";
-import { sqliteOf } from "../helpers/db.ts";
+import { sql } from "../helpers/db.ts";
 import { inProcess, sessionFor } from "../helpers/in-process.ts";
 
 const gw = await inProcess({ ADMIN_TOKEN: "admin-token" });
@@ -14,12 +14,12 @@ const auth = { authorization: "Bearer admin-token", "content-type": "application
 await sessionFor(gw, "alice");
 await sessionFor(gw, "bob");
 
-const snapshot = () => {
-  const sqlite = sqliteOf(gw.gateway.storage);
-  return ["sessions", "resources", "members", "events"].map(
-    (table) => (sqlite.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n,
+const snapshot = async () =>
+  Promise.all(
+    ["sessions", "resources", "members", "events"].map((table) =>
+      sql(gw.gateway.storage).count(`SELECT count(*) AS n FROM ${table}`),
+    ),
   );
-};
 
 test("GET /admin/v1/users/%E0%A4%A (malformed encoding) is 400, not every user's sessions", async () => {
   const res = await gw.admin("/admin/v1/users/%E0%A4%A", { headers: auth });
@@ -64,7 +64,7 @@ for (const { method, path } of routes) {
       const names = [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
       for (const name of names) {
         const url = path.replace(/:(\w+)/g, (_, other) => (other === name ? bad : "x"));
-        const before = snapshot();
+        const before = await snapshot();
         const res = await gw.admin(url, {
           method,
           headers: auth,
@@ -75,7 +75,7 @@ for (const { method, path } of routes) {
         const body = JSON.parse(text);
         expect(Object.keys(body).sort()).toEqual(["code", "error"]);
         expect(body.code).toBe(res.status === 400 ? "invalid_request" : "not_found");
-        expect(snapshot()).toEqual(before);
+        expect(await snapshot()).toEqual(before);
       }
     });
   }

@@ -188,7 +188,7 @@ describe("browse walk over 1,000 discoverable resources with a concurrent writer
     const before = new Set(
       (
         (await sql(running.gateway.storage).all(
-          "SELECT id FROM resources WHERE app_id = ? AND discoverable = 1",
+          "SELECT id FROM resources WHERE app_id = ? AND discoverable = true",
           APP,
         )) as Array<{ id: string }>
       ).map((r) => r.id),

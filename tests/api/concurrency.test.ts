@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { AppsFile } from "../../src/server/apps/model.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
-import { databaseEnv, sql, sqliteOf } from "../helpers/db.ts";
+import { databaseEnv, sql } from "../helpers/db.ts";
 import { freePort, tempDir } from "../helpers/stack.ts";
 
 const APP = "conc";
@@ -89,11 +89,10 @@ async function create(headers: Record<string, string>, type: string, name: strin
   return res.body.id as string;
 }
 
-const one = <T>(sql: string, ...params: Array<string | number>): T =>
-  sqliteOf(running.gateway.storage)
-    .query(sql)
-    .get(...params) as T;
-const count = (sql: string, ...params: Array<string | number>) => one<{ n: number }>(sql, ...params).n;
+const one = async <T>(text: string, ...params: Array<string | number>): Promise<T> =>
+  (await sql(running.gateway.storage).get(text, ...params)) as T;
+const count = async (text: string, ...params: Array<string | number>) =>
+  sql(running.gateway.storage).count(text, ...params);
 
 /** The invariants that must hold for any resource at rest. */
 async function expectConsistent(resourceId: string, ownerId: string) {
@@ -103,23 +102,22 @@ async function expectConsistent(resourceId: string, ownerId: string) {
   )) as Array<{ userId: string }>;
   expect(owners).toEqual([{ userId: ownerId }]);
   expect(
-    count(
-      "SELECT count(*) AS n FROM (SELECT user_id FROM members WHERE resource_id = ? GROUP BY user_id HAVING count(*) > 1)",
+    await count(
+      "SELECT count(*) AS n FROM (SELECT user_id FROM members WHERE resource_id = ? GROUP BY user_id HAVING count(*) > 1) AS d",
       resourceId,
     ),
   ).toBe(0);
-  const stored = one<{ member_count: number }>(
-    "SELECT member_count FROM resources WHERE id = ?",
-    resourceId,
+  const stored = (
+    await one<{ member_count: number }>("SELECT member_count FROM resources WHERE id = ?", resourceId)
   ).member_count;
   expect(stored).toBe(
-    count("SELECT count(*) AS n FROM members WHERE resource_id = ? AND state = 'active'", resourceId),
+    await count("SELECT count(*) AS n FROM members WHERE resource_id = ? AND state = 'active'", resourceId),
   );
   return stored;
 }
 
-const events = (resourceId: string, type: string) =>
-  count("SELECT count(*) AS n FROM events WHERE resource_id = ? AND type = ?", resourceId, type);
+const events = async (resourceId: string, type: string) =>
+  await count("SELECT count(*) AS n FROM events WHERE resource_id = ? AND type = ?", resourceId, type);
 
 const tally = (results: Array<{ status: number }>) => {
   const out: Record<number, number> = {};
@@ -146,15 +144,15 @@ describe("pending-invite cap under 60 simultaneous invites", () => {
       else expect(r.body).toMatchObject({ code: "too_many_pending_invites", error: expect.any(String) });
     }
     expect(
-      count(
+      await count(
         "SELECT count(*) AS n FROM members WHERE app_id = ? AND invited_by = ? AND state = 'invited'",
         APP,
         "cap-admin",
       ),
     ).toBe(50);
-    expect(count("SELECT count(*) AS n FROM members WHERE state = 'invited'")).toBe(50);
+    expect(await count("SELECT count(*) AS n FROM members WHERE state = 'invited'")).toBe(50);
     expect(
-      count("SELECT count(*) AS n FROM events WHERE type = 'member.invited' AND actor = 'cap-admin'"),
+      await count("SELECT count(*) AS n FROM events WHERE type = 'member.invited' AND actor = 'cap-admin'"),
     ).toBe(50);
 
     // Still capped: one more (sequential) invite is refused, on any resource of the app.
@@ -178,7 +176,7 @@ describe("pending-invite cap under 60 simultaneous invites", () => {
     ).toBe(200);
 
     // One invitee accepts: the admin may invite exactly one more.
-    const invited = one<{ resource_id: string; user_id: string }>(
+    const invited = await one<{ resource_id: string; user_id: string }>(
       "SELECT resource_id, user_id FROM members WHERE invited_by = 'cap-admin' AND app_id = ? AND state = 'invited' LIMIT 1",
       APP,
     );
@@ -191,7 +189,7 @@ describe("pending-invite cap under 60 simultaneous invites", () => {
     ]);
     expect([a.status, b.status].sort()).toEqual([200, 429]);
     expect(
-      count(
+      await count(
         "SELECT count(*) AS n FROM members WHERE app_id = ? AND invited_by = 'cap-admin' AND state = 'invited'",
         APP,
       ),
@@ -213,7 +211,7 @@ describe("100 simultaneous joins of one discoverable resource", () => {
     expect(view.status).toBe(200);
     expect(view.body.memberCount).toBe(101);
     expect(await expectConsistent(id, "join-owner")).toBe(101);
-    expect(events(id, "member.joined")).toBe(100);
+    expect(await events(id, "member.joined")).toBe(100);
     const roles = await sql(running.gateway.storage).all(
       "SELECT role, count(*) AS n FROM members WHERE resource_id = ? GROUP BY role ORDER BY role",
       id,
@@ -268,8 +266,8 @@ describe("join and leave storms", () => {
     expect(new Set(ownerSnapshots)).toEqual(new Set([1]));
 
     expect(await expectConsistent(id, "storm-owner")).toBe(2); // the owner + storm-repeat
-    expect(events(id, "member.joined")).toBe(100 + 1); // a repeated join changes nothing and logs nothing
-    expect(events(id, "member.left")).toBe(100);
+    expect(await events(id, "member.joined")).toBe(100 + 1); // a repeated join changes nothing and logs nothing
+    expect(await events(id, "member.left")).toBe(100);
     const view = await call(owner, "GET", `/v1/resources/${id}`);
     expect(view.body.memberCount).toBe(2);
   });
@@ -291,9 +289,9 @@ describe("join and leave storms", () => {
     }
     const leaves = results.filter((r) => r.op === "leave" && r.status === 200).length;
     const active = await expectConsistent(id, "chaos-owner");
-    expect(events(id, "member.left")).toBe(leaves);
+    expect(await events(id, "member.left")).toBe(leaves);
     // Every real join is logged once; what is still active is what joined minus what left.
-    expect(events(id, "member.joined") - events(id, "member.left")).toBe(active - 1);
+    expect((await events(id, "member.joined")) - (await events(id, "member.left"))).toBe(active - 1);
     const view = await call(owner, "GET", `/v1/resources/${id}`);
     expect(view.body.memberCount).toBe(active);
   });

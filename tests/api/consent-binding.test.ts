@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startGateway } from "../../src/server/serve.ts";
 import { Browser } from "../helpers/browser.ts";
-import { sqliteOf } from "../helpers/db.ts";
+import { sql } from "../helpers/db.ts";
 import { CSRF, codeFrom, openConsent, pkce, reachConsent, type Stack, startStack } from "../helpers/stack.ts";
 
 let stack: Stack;
@@ -15,18 +15,13 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => stack.stop());
 
-const sqlite = () => sqliteOf(stack.running.gateway.storage);
-const count = (sql: string, ...params: Array<string | number>) =>
-  (
-    sqlite()
-      .query(sql)
-      .get(...params) as { n: number }
-  ).n;
+const db = () => sql(stack.running.gateway.storage);
+const count = async (text: string, ...params: Array<string | number>) => db().count(text, ...params);
 /** Everything an accepted consent writes for `userId`: credit, events, `_app` membership. */
-const sideEffects = (userId: string) => ({
-  credits: count("SELECT count(*) AS n FROM credits WHERE user_id = ?", userId),
-  events: count("SELECT count(*) AS n FROM events WHERE user_id = ?", userId),
-  members: count("SELECT count(*) AS n FROM members WHERE user_id = ?", userId),
+const sideEffects = async (userId: string) => ({
+  credits: await count("SELECT count(*) AS n FROM credits WHERE user_id = ?", userId),
+  events: await count("SELECT count(*) AS n FROM events WHERE user_id = ?", userId),
+  members: await count("SELECT count(*) AS n FROM members WHERE user_id = ?", userId),
 });
 const NOTHING = { credits: 0, events: 0, members: 0 };
 /** The provider's view of a consent request: 200 while pending, 410 once accepted or rejected. */
@@ -67,7 +62,7 @@ describe("consent is bound to the browser that loaded it", () => {
     expect(await res.json()).toEqual({ code: "consent_not_bound", error: expect.any(String) });
     expect(decisions()).toBe(before);
     expect(await providerStatus(challenge)).toBe(200);
-    expect(sideEffects("victim-accept")).toEqual(NOTHING);
+    expect(await sideEffects("victim-accept")).toEqual(NOTHING);
 
     // The victim's own browser still decides.
     const own = await browser.fetch(`${stack.url}/auth/consent/accept`, {
@@ -78,7 +73,7 @@ describe("consent is bound to the browser that loaded it", () => {
     expect(own.status).toBe(200);
     expect(await own.json()).toMatchObject({ welcomed: true });
     expect(await providerStatus(challenge)).toBe(410);
-    expect(sideEffects("victim-accept").credits).toBe(1);
+    expect((await sideEffects("victim-accept")).credits).toBe(1);
   });
 
   test("reject with only the challenge is 403 consent_not_bound and the request stays pending", async () => {
@@ -98,7 +93,7 @@ describe("consent is bound to the browser that loaded it", () => {
     expect(own.status).toBe(200);
     const { redirect_to } = (await own.json()) as { redirect_to: string };
     expect((await codeFrom(stack, browser, redirect_to)).searchParams.get("error")).toBe("access_denied");
-    expect(sideEffects("victim-reject")).toEqual(NOTHING);
+    expect(await sideEffects("victim-reject")).toEqual(NOTHING);
   });
 
   test("a nonce bound to another challenge does not accept this one", async () => {
@@ -116,7 +111,7 @@ describe("consent is bound to the browser that loaded it", () => {
     expect(rejected.status).toBe(403);
     expect(decisions()).toBe(before);
     expect(await providerStatus(challenge)).toBe(200);
-    expect(sideEffects("victim-other")).toEqual(NOTHING);
+    expect(await sideEffects("victim-other")).toEqual(NOTHING);
   });
 
   test("the first load binds: another browser's page says it is open elsewhere and its JSON is 403; the binding browser can reload", async () => {
@@ -140,7 +135,7 @@ describe("consent is bound to the browser that loaded it", () => {
     expect(details.status).toBe(200);
     expect(await details.json()).toMatchObject({ challenge, subject: "victim-reload" });
     expect(browser.cookie(`${stack.url}/auth/consent`, "sg_consent")).toBe(nonce);
-    expect(sideEffects("victim-reload")).toEqual(NOTHING);
+    expect(await sideEffects("victim-reload")).toEqual(NOTHING);
     expect(await providerStatus(challenge)).toBe(200);
   });
 
@@ -171,7 +166,7 @@ describe("consent is bound to the browser that loaded it", () => {
       /^sg_consent=[A-Za-z0-9_.-]+; Max-Age=600; Path=\/auth; HttpOnly; SameSite=Strict$/,
     );
     const nonce = browser.cookie(`${stack.url}/auth/consent`, "sg_consent")!;
-    const rows = sqlite().query("SELECT * FROM consent_bindings").all() as Array<Record<string, unknown>>;
+    const rows = (await db().all("SELECT * FROM consent_bindings")) as Array<Record<string, unknown>>;
     expect(rows.length).toBeGreaterThan(0);
     const dump = JSON.stringify(rows);
     expect(dump).not.toContain(challenge);
@@ -224,10 +219,11 @@ describe("consent is bound to the browser that loaded it", () => {
   test("an expired binding refuses accept and is purged on the next write", async () => {
     const { browser, challenge } = await victimAtConsent("expired-binding");
     const hash = new Bun.CryptoHasher("sha256").update(challenge).digest("base64url");
-    sqlite().run("UPDATE consent_bindings SET expires_at = ? WHERE challenge_hash = ?", [
+    await db().run(
+      "UPDATE consent_bindings SET expires_at = ? WHERE challenge_hash = ?",
       Date.now() - 1,
       hash,
-    ]);
+    );
     const before = decisions();
     const res = await browser.fetch(`${stack.url}/auth/consent/accept`, {
       method: "POST",
@@ -237,12 +233,14 @@ describe("consent is bound to the browser that loaded it", () => {
     expect(res.status).toBe(403);
     expect(await res.json()).toMatchObject({ code: "consent_not_bound" });
     expect(decisions()).toBe(before);
-    expect(sideEffects("expired-binding")).toEqual(NOTHING);
+    expect(await sideEffects("expired-binding")).toEqual(NOTHING);
 
     const { challenge: next } = await reachConsent(stack, new Browser(), "purger", await pkce());
     await fetch(`${stack.url}/auth/consent-request?challenge=${next}`);
-    expect(count("SELECT count(*) AS n FROM consent_bindings WHERE challenge_hash = ?", hash)).toBe(0);
-    expect(count("SELECT count(*) AS n FROM consent_bindings WHERE expires_at <= ?", Date.now())).toBe(0);
+    expect(await count("SELECT count(*) AS n FROM consent_bindings WHERE challenge_hash = ?", hash)).toBe(0);
+    expect(await count("SELECT count(*) AS n FROM consent_bindings WHERE expires_at <= ?", Date.now())).toBe(
+      0,
+    );
   });
 });
 

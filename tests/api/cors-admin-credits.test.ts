@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { balanceMicros, grantWelcomeCredit, hasWelcomeCredit } from "../../src/server/credits/ledger.ts";
 import { openStorage } from "../../src/server/db/open.ts";
-import { sql, sqliteOf } from "../helpers/db.ts";
+import { sql } from "../helpers/db.ts";
 import { inProcess } from "../helpers/in-process.ts";
 import { tempDir } from "../helpers/stack.ts";
 
@@ -104,14 +104,16 @@ describe("session retention", () => {
     const now = Date.now();
     const day = 24 * 3600 * 1000;
     const make = (id: string, endedAt: number | null, expiresAt: number) =>
-      sqliteOf(gw.gateway.storage).run(
+      sql(gw.gateway.storage).run(
         "INSERT INTO sessions (id, user_id, client_id, created_at, last_seen_at, access_expires_at, expires_at, ended_at) VALUES (?, 'u', 'c', 0, 0, 0, ?, ?)",
-        [id, expiresAt, endedAt],
+        id,
+        expiresAt,
+        endedAt,
       );
-    make("live", null, now + 30 * day);
-    make("ended-recently", now - 2 * day, now + 28 * day);
-    make("ended-long-ago", now - 8 * day, now + 22 * day);
-    make("expired-long-ago", null, now - 8 * day);
+    await make("live", null, now + 30 * day);
+    await make("ended-recently", now - 2 * day, now + 28 * day);
+    await make("ended-long-ago", now - 8 * day, now + 22 * day);
+    await make("expired-long-ago", null, now - 8 * day);
     expect(await store.purgeEnded(7 * day, now)).toBe(2);
     const left = (await sql(gw.gateway.storage).all("SELECT id FROM sessions ORDER BY id")) as Array<{
       id: string;

@@ -134,7 +134,7 @@ describe("browse", () => {
   test("cursor pages neither repeat nor skip, even while rows are added; null on the last page", async () => {
     const all = (
       (await k.db.all(
-        "SELECT id FROM resources WHERE app_id = 'browse' AND type = 'photo' AND discoverable = 1 ORDER BY created_at DESC, id DESC",
+        "SELECT id FROM resources WHERE app_id = 'browse' AND type = 'photo' AND discoverable = true ORDER BY created_at DESC, id DESC",
       )) as Json[]
     ).map((r) => r.id);
     expect(all.length).toBeGreaterThan(100);

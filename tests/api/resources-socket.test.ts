@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { loadConfig } from "../../src/server/config.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
-import { databaseEnv, sqliteOf } from "../helpers/db.ts";
+import { databaseEnv, sql } from "../helpers/db.ts";
 import {
   expectError,
   expectView,
@@ -80,11 +80,9 @@ async function call(
   return { status: res.status, body: parsed, headers: res.headers, text };
 }
 
-const sqlite = () => sqliteOf(running.gateway.storage);
-const memberRow = (id: string, user: string) =>
-  sqlite()
-    .query("SELECT role, state FROM members WHERE resource_id = ? AND user_id = ?")
-    .get(id, user) as Json;
+const db = () => sql(running.gateway.storage);
+const memberRow = async (id: string, user: string) =>
+  (await db().get("SELECT role, state FROM members WHERE resource_id = ? AND user_id = ?", id, user)) as Json;
 
 describe("over a real socket (127.0.0.1)", () => {
   test("the listener is on 127.0.0.1", () => {
@@ -110,7 +108,7 @@ describe("over a real socket (127.0.0.1)", () => {
       role: "reader",
     });
     expect(invite.body).toEqual({ ok: true, state: "invited" });
-    expect(memberRow(id, "sock-b")).toEqual({ role: "reader", state: "invited" });
+    expect(await memberRow(id, "sock-b")).toEqual({ role: "reader", state: "invited" });
     expect(
       (await call("sock-b", "GET", "/v1/resources?state=invited")).body.resources.map((r: Json) => r.id),
     ).toEqual([id]);
@@ -133,7 +131,7 @@ describe("over a real socket (127.0.0.1)", () => {
 
     const remove = await call("sock-o", "POST", `/v1/resources/${id}/remove`, { userId: "sock-b" });
     expect(remove.body).toEqual({ ok: true });
-    expect(memberRow(id, "sock-b")).toBeNull();
+    expect(await memberRow(id, "sock-b")).toBeNull();
     expectError(await call("sock-b", "GET", `/v1/resources/${id}`), 404, "not_found");
 
     const del = await call("sock-o", "DELETE", `/v1/resources/${id}`);
@@ -141,9 +139,10 @@ describe("over a real socket (127.0.0.1)", () => {
     expectError(await call("sock-o", "GET", `/v1/resources/${id}`), 404, "not_found");
     expect((await call("sock-o", "GET", "/v1/resources")).body.resources).toEqual([]);
 
-    const events = sqlite()
-      .query("SELECT type, actor, user_id FROM events WHERE resource_id = ? ORDER BY id")
-      .all(id) as Json[];
+    const events = (await db().all(
+      "SELECT type, actor, user_id FROM events WHERE resource_id = ? ORDER BY id",
+      id,
+    )) as Json[];
     expect(events.map((e) => [e.type, e.actor, e.user_id])).toEqual([
       ["resource.created", "sock-o", "sock-o"],
       ["member.invited", "sock-o", "sock-b"],
@@ -172,32 +171,32 @@ describe("over a real socket (127.0.0.1)", () => {
       403,
       "csrf_required",
     );
-    expect(memberRow(id, "sock-d")).toBeNull();
+    expect(await memberRow(id, "sock-d")).toBeNull();
     expectError(await call(null, "GET", "/v1/resources"), 401, "unauthenticated");
     expectError(await call(null, "POST", `/v1/resources/${id}/join`), 401, "unauthenticated");
     expect((await call("sock-c", "GET", `/v1/resources/${id}`, undefined, false)).status).toBe(200);
   });
 
-  const count = () => (sqlite().query("SELECT count(*) AS n FROM resources").get() as Json).n;
+  const count = async () => db().count("SELECT count(*) AS n FROM resources");
 
   test.each([64 * 1024 + 100, 100 * 1024])(
     "a %d-byte body over the wire is 413 with {error, code: payload_too_large}",
     async (size) => {
-      const before = count();
+      const before = await count();
       const huge = JSON.stringify({ type: "team", name: "x".repeat(size) });
       const reply = await call("sock-e", "POST", "/v1/resources", huge);
       expect(reply.status).toBe(413);
-      expect(count()).toBe(before);
+      expect(await count()).toBe(before);
       expectError(reply, 413, "payload_too_large");
     },
   );
 
   test("malformed JSON over the wire is 400 invalid_json; a 10,000-character name 400 invalid_request", async () => {
-    const before = count();
+    const before = await count();
     expectError(await call("sock-e", "POST", "/v1/resources", '{"type":"team",'), 400, "invalid_json");
     const long = await call("sock-e", "POST", "/v1/resources", { type: "team", name: "x".repeat(10_000) });
     expectError(long, 400, "invalid_request");
-    expect(count()).toBe(before);
+    expect(await count()).toBe(before);
   });
 
   test("a NUL or other control character in the browse query is 400 invalid_request, never a 500 from FTS5", async () => {

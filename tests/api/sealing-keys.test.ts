@@ -16,6 +16,7 @@ import { openStorage } from "../../src/server/db/open.ts";
 import { runKeys } from "../../src/server/keys-command.ts";
 import { Browser } from "../helpers/browser.ts";
 import { sql, sqliteOf } from "../helpers/db.ts";
+import { testEngine } from "../helpers/postgres.ts";
 import {
   CLIENT_SECRET,
   CSRF,
@@ -71,8 +72,11 @@ function candidateSecrets(dbPath: string): string[] {
   return [...found];
 }
 
+/** What the SQLite file itself holds (its bytes, its modes): SQLite only. */
+const onSqlite = test.if(testEngine === "sqlite");
+
 describe("secrets off the database file", () => {
-  test("the database file alone unseals no cookie and no refresh token", async () => {
+  onSqlite("the database file alone unseals no cookie and no refresh token", async () => {
     const alice = await login("keys-alice");
     expect(alice.row.refreshSealed).toBeString();
     const dbPath = join(stack.dataDir, "gateway.db");
@@ -96,7 +100,7 @@ describe("secrets off the database file", () => {
     expect(await owner.unsealText(alice.row.refreshSealed!)).toBe(alice.tokens.rt!);
   }, 60_000);
 
-  test("the data folder is 0700, the database, its WAL and the key file 0600", () => {
+  onSqlite("the data folder is 0700, the database, its WAL and the key file 0600", () => {
     const dbPath = join(stack.dataDir, "gateway.db");
     expect(mode(stack.dataDir)).toBe(0o700);
     for (const file of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`, join(stack.dataDir, "session.key")]) {
@@ -128,7 +132,7 @@ describe("secrets off the database file", () => {
 });
 
 describe("client secrets of deployments", () => {
-  test("are recorded sealed, never in clear, and an admin deploy's secret comes back after a restart", async () => {
+  onSqlite("are recorded sealed, never in clear, and an admin deploy's secret comes back after a restart", async () => {
     const dbPath = join(stack.dataDir, "gateway.db");
     const deployed = await fetch(`${stack.adminUrl}/admin/v1/apps/extra/deploy`, {
       method: "POST",
@@ -159,7 +163,7 @@ describe("client secrets of deployments", () => {
     );
   }, 60_000);
 
-  test("a secret an older version recorded in clear is sealed in place at start-up", async () => {
+  onSqlite("a secret an older version recorded in clear is sealed in place at start-up", async () => {
     const dbPath = join(stack.dataDir, "gateway.db");
     const legacy = {
       id: "legacy",
@@ -198,7 +202,7 @@ describe("key rotation", () => {
     expect(keyIdOf(bob.row.refreshSealed!)).toBe(oldId);
 
     const printed: string[] = [];
-    const config = loadConfig({ DATABASE_PATH: join(stack.dataDir, "gateway.db") });
+    const config = loadConfig(stack.env);
     expect(await runKeys(config, ["rotate"], (line) => printed.push(line))).toBe(0);
     const [newSecret, previous] = readKeyFile(keyFile);
     expect(previous).toBe(oldSecret!);
@@ -267,7 +271,7 @@ describe("key rotation", () => {
   test("prune drops a previous key once no live session needs it; its cookies are then refused", async () => {
     const carol = await login("keys-carol");
     const keyFile = join(stack.dataDir, "session.key");
-    const config = loadConfig({ DATABASE_PATH: join(stack.dataDir, "gateway.db") });
+    const config = loadConfig(stack.env);
     rotateKeyFile(keyFile);
     await stack.restart();
     const printed: string[] = [];

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { AppsFile } from "../../src/server/apps/model.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
-import { databaseEnv, sql, sqliteOf } from "../helpers/db.ts";
+import { databaseEnv, failWrites, sql } from "../helpers/db.ts";
 import { freePort, tempDir } from "../helpers/stack.ts";
 
 const CLIENT = "seam-web";
@@ -445,32 +445,36 @@ describe("ownership of a linked row never moves", () => {
 describe("a membership change fails as a whole", () => {
   test("the seam failing during a leave (after the member row and the count changed) leaves nothing of it", async () => {
     const ctx = await roomWithContributions("partial");
-    const sqlite = sqliteOf(running.gateway.storage);
     const links = await linksOf(ctx.id);
     const count = await memberCount(ctx.owner, ctx.id);
     const stored = () =>
-      (sqlite.query("SELECT member_count AS n FROM resources WHERE id = ?").get(ctx.id) as { n: number }).n;
-    const storedBefore = stored();
+      sql(running.gateway.storage).count("SELECT member_count AS n FROM resources WHERE id = ?", ctx.id);
+    const storedBefore = await stored();
     // The `hide` policy's update is the last step of a leave: make it fail.
-    sqlite.exec(
-      "CREATE TRIGGER fail_hide BEFORE UPDATE OF hidden ON resource_links WHEN NEW.hidden = 1 BEGIN SELECT RAISE(ABORT, 'injected'); END",
+    const undo = await failWrites(
+      running.gateway.storage,
+      "fail_hide",
+      "UPDATE OF hidden",
+      "resource_links",
+      "NEW.hidden = true",
     );
     try {
       const leave = await api(ctx.member, "POST", `/v1/resources/${ctx.id}/leave`);
       expect(leave.status).toBe(500);
       expect(leave.body).toMatchObject({ code: "internal" });
     } finally {
-      sqlite.exec("DROP TRIGGER fail_hide");
+      await undo();
     }
     expect(await memberRow(ctx.id, ctx.memberId)).toEqual({ role: "writer", state: "active" });
-    expect(stored()).toBe(storedBefore);
+    expect(await stored()).toBe(storedBefore);
     expect(await memberCount(ctx.owner, ctx.id)).toBe(count);
     expect(await linksOf(ctx.id)).toEqual(links);
     expect(await eventCount(ctx.id, "member.left", ctx.memberId)).toBe(0);
     expect(
-      (await sqlite.query("SELECT count(*) AS n FROM retained_rows WHERE resource_id = ?").get(ctx.id)) as {
-        n: number;
-      },
-    ).toEqual({ n: 0 });
+      await sql(running.gateway.storage).count(
+        "SELECT count(*) AS n FROM retained_rows WHERE resource_id = ?",
+        ctx.id,
+      ),
+    ).toBe(0);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Browser } from "../helpers/browser.ts";
-import { sqliteOf } from "../helpers/db.ts";
+import { sql } from "../helpers/db.ts";
 import {
   APP_ORIGIN,
   CSRF,
@@ -31,13 +31,11 @@ async function login(user: string, clientId?: string) {
   return { cookie, row: resolved.row, accessToken: resolved.cookie.at };
 }
 
-const sqlite = () => sqliteOf(stack.running.gateway.storage);
-const counts = () =>
-  sqlite()
-    .query(
-      "SELECT (SELECT count(*) FROM resources) AS resources, (SELECT count(*) FROM members) AS members, (SELECT count(*) FROM sessions WHERE ended_at IS NULL) AS live",
-    )
-    .get();
+const db = () => sql(stack.running.gateway.storage);
+const counts = async () =>
+  db().get(
+    "SELECT (SELECT count(*) FROM resources) AS resources, (SELECT count(*) FROM members) AS members, (SELECT count(*) FROM sessions WHERE ended_at IS NULL) AS live",
+  );
 
 async function expectRefused(res: Response) {
   expect(res.status).toBe(403);
@@ -57,7 +55,7 @@ describe("a credential is used only from its own app's origins", () => {
     expect(team.status).toBe(200);
     expect(team.headers.get("access-control-allow-origin")).toBe(APP_ORIGIN);
     const { id } = (await team.json()) as { id: string };
-    const before = counts();
+    const before = await counts();
     const row = (await stack.running.gateway.store.fresh(alice.row.id))!;
     const fromB = { ...CSRF, cookie: alice.cookie, origin: OTHER_ORIGIN };
     const calls: Array<[string, string, unknown?]> = [
@@ -90,7 +88,7 @@ describe("a credential is used only from its own app's origins", () => {
       });
       await expectRefused(res);
     }
-    expect(counts()).toEqual(before);
+    expect(await counts()).toEqual(before);
     const after = (await stack.running.gateway.store.fresh(alice.row.id))!;
     expect(after.endedAt).toBeNull();
     expect(after.refreshHash).toBe(row.refreshHash);

@@ -12,7 +12,7 @@ import type { AppsFile } from "../../src/server/apps/model.ts";
 import { AppRegistry } from "../../src/server/apps/registry.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import { createGateway, type Gateway } from "../../src/server/gateway.ts";
-import { databaseEnv, sqliteOf } from "../helpers/db.ts";
+import { databaseEnv, sql } from "../helpers/db.ts";
 import { freePort, tempDir } from "../helpers/stack.ts";
 
 const CLIENT = "race-web";
@@ -95,12 +95,7 @@ const post = (i: number, headers: Record<string, string>, path: string, body?: u
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-const n = (sql: string, ...params: string[]) =>
-  (
-    sqliteOf(local.storage)
-      .query(sql)
-      .get(...params) as { n: number }
-  ).n;
+const n = async (text: string, ...params: string[]) => sql(local.storage).count(text, ...params);
 
 /** Each race is run several times on fresh resources: one broken run is enough to fail. */
 const REPEATS = 5;
@@ -119,7 +114,7 @@ describe("three processes writing at once", () => {
       const statuses = answers.map((r) => r.status);
       expect([repeat, statuses.filter((s) => s === 200).length]).toEqual([repeat, 50]);
       expect([repeat, statuses.filter((s) => s === 429).length]).toEqual([repeat, 100]);
-      const pending = n(
+      const pending = await n(
         "SELECT count(*) AS n FROM members WHERE invited_by = ? AND state = 'invited'",
         `race-owner-${repeat}`,
       );
@@ -135,8 +130,11 @@ describe("three processes writing at once", () => {
       const { id } = (await created.json()) as { id: string };
       const answers = await Promise.all(joiners.map((h, i) => post(i, h, `/v1/resources/${id}/join`)));
       expect(answers.map((r) => r.status).filter((s) => s !== 200)).toEqual([]);
-      const active = n("SELECT count(*) AS n FROM members WHERE resource_id = ? AND state = 'active'", id);
-      expect([repeat, active, n("SELECT member_count AS n FROM resources WHERE id = ?", id)]).toEqual([
+      const active = await n(
+        "SELECT count(*) AS n FROM members WHERE resource_id = ? AND state = 'active'",
+        id,
+      );
+      expect([repeat, active, await n("SELECT member_count AS n FROM resources WHERE id = ?", id)]).toEqual([
         repeat,
         201,
         201,
@@ -159,14 +157,19 @@ describe("three processes writing at once", () => {
           ]),
         );
       }
-      const active = n("SELECT count(*) AS n FROM members WHERE resource_id = ? AND state = 'active'", id);
-      expect([repeat, n("SELECT member_count AS n FROM resources WHERE id = ?", id)]).toEqual([
+      const active = await n(
+        "SELECT count(*) AS n FROM members WHERE resource_id = ? AND state = 'active'",
+        id,
+      );
+      expect([repeat, await n("SELECT member_count AS n FROM resources WHERE id = ?", id)]).toEqual([
         repeat,
         active,
       ]);
-      expect(n("SELECT count(*) AS n FROM members WHERE resource_id = ? AND role = 'owner'", id)).toBe(1);
-      const duplicates = n(
-        "SELECT count(*) AS n FROM (SELECT user_id FROM members WHERE resource_id = ? GROUP BY user_id HAVING count(*) > 1)",
+      expect(await n("SELECT count(*) AS n FROM members WHERE resource_id = ? AND role = 'owner'", id)).toBe(
+        1,
+      );
+      const duplicates = await n(
+        "SELECT count(*) AS n FROM (SELECT user_id FROM members WHERE resource_id = ? GROUP BY user_id HAVING count(*) > 1) AS d",
         id,
       );
       expect(duplicates).toBe(0);

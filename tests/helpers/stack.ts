@@ -30,8 +30,10 @@ export interface Stack {
   adminUrl: string;
   redirectUri: string;
   logs: string[];
-  /** The gateway's data folder (database and key file). */
+  /** The gateway's data folder (the key file, and the database on SQLite). */
   dataDir: string;
+  /** The environment the gateway was started with (its database included). */
+  env: Record<string, string>;
   /** Stops the gateway and starts it again on the same database and port; `env` overrides settings. */
   restart(env?: Record<string, string>): Promise<void>;
   /** Starts a second gateway on the same database and key file (another process, as far as state goes). */
@@ -137,6 +139,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     redirectUri,
     logs,
     dataDir,
+    env,
     async restart(overrides) {
       await stack.running.stop();
       stack.running = await start(overrides);

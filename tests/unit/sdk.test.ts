@@ -232,21 +232,22 @@ describe("resource", () => {
   test("refusals surface as one typed error with status and code", async () => {
     const bob = clientFor("bob");
     const team = await clientFor("alice").resource.create("team", { name: "Private" });
-    const cases: Array<[Promise<unknown>, number, string]> = [
-      [bob.resource(team.id).members.join(), 403, "not_public"],
-      [bob.resource.create("nope", { name: "x" }), 404, "unknown_type"],
-      [clientFor("alice").resource(team.id).members.leave(), 403, "owner_cannot_leave"],
+    const cases: Array<[() => Promise<unknown>, number, string]> = [
+      [() => bob.resource(team.id).members.join(), 403, "not_public"],
+      [() => bob.resource.create("nope", { name: "x" }), 404, "unknown_type"],
+      [() => clientFor("alice").resource(team.id).members.leave(), 403, "owner_cannot_leave"],
       [
-        clientFor("alice")
-          .resource(team.id)
-          .members.invite("bob", { role: "owner" as never }),
+        () =>
+          clientFor("alice")
+            .resource(team.id)
+            .members.invite("bob", { role: "owner" as never }),
         400,
         "invalid_role",
       ],
-      [clientFor(null).resource.list(), 401, "unauthenticated"],
+      [() => clientFor(null).resource.list(), 401, "unauthenticated"],
     ];
     for (const [call, status, code] of cases) {
-      const error = (await call.catch((e: unknown) => e)) as GatewayError;
+      const error = (await call().catch((e: unknown) => e)) as GatewayError;
       expect(error).toBeInstanceOf(GatewayError);
       expect({ status: error.status, code: error.code }).toEqual({ status, code });
       expect(typeof error.message).toBe("string");

@@ -92,19 +92,22 @@ export function errorBody(error: ApiError, requestId?: string): Record<string, s
 }
 
 /**
- * The database failing is not a bug of ours: another process holds the write lock past the wait
- * (503 `database_busy`), or the disk is full, the file read-only or unreadable (503
- * `database_unavailable`). Both say when to retry; reads that still work are still served, since only
- * the failing statement fails. Anything else from SQLite stays a 500.
+ * The database failing is not a bug of ours: another process holds the write lock past the wait, or
+ * PostgreSQL gave up on a lock (503 `database_busy`); the disk is full, the file read-only or
+ * unreadable, the server unreachable or shutting down (503 `database_unavailable`). Both say when to
+ * retry; reads that still work are still served, since only the failing statement fails. Text
+ * PostgreSQL cannot store (a NUL character) is the caller's: 400. Anything else stays a 500.
  */
 export function databaseError(error: unknown): ApiError | undefined {
   const code = (error as { code?: unknown })?.code;
-  if ((error as { name?: unknown })?.name !== "SQLiteError" || typeof code !== "string") return undefined;
-  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
+  if (typeof code !== "string") return undefined;
+  const name = (error as { name?: unknown })?.name;
+  const kind = name === "SQLiteError" ? sqliteKind(code) : postgresKind(code, name === "PostgresError");
+  if (kind === "busy")
     return new ApiError(503, "database_busy", "The database is busy: retry in a moment.", {
       "retry-after": "1",
     });
-  if (/^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|NOMEM|PROTOCOL)/.test(code))
+  if (kind === "unavailable")
     return new ApiError(
       503,
       "database_unavailable",
@@ -113,5 +116,27 @@ export function databaseError(error: unknown): ApiError | undefined {
         "retry-after": "5",
       },
     );
+  if (kind === "bad_text")
+    return new ApiError(400, "invalid_request", "Invalid request: text must not contain a NUL character.");
+  return undefined;
+}
+
+type DatabaseFailure = "busy" | "unavailable" | "bad_text" | undefined;
+
+function sqliteKind(code: string): DatabaseFailure {
+  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) return "busy";
+  if (/^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|NOMEM|PROTOCOL)/.test(code)) return "unavailable";
+  return undefined;
+}
+
+/** SQLSTATE classes from the server; the driver's own codes for a connection that failed or closed. */
+function postgresKind(code: string, fromServer: boolean): DatabaseFailure {
+  if (!fromServer)
+    return /^(ECONN|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|CONNECT_TIMEOUT|CONNECTION_)/.test(code)
+      ? "unavailable"
+      : undefined;
+  if (code === "40001" || code === "40P01" || code === "55P03") return "busy";
+  if (/^(08|53|57P0[123]|25006)/.test(code)) return "unavailable";
+  if (code === "22021" || code === "22P05") return "bad_text";
   return undefined;
 }
