@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { HEARTBEAT_MS } from "../../src/server/admin/events-stream.ts";
 import { Browser } from "../helpers/browser.ts";
-import { sql } from "../helpers/db.ts";
+import { eventCursor, eventRowId, sql } from "../helpers/db.ts";
 import {
   CLIENT_ID,
   CLIENT_SECRET,
@@ -127,6 +127,8 @@ const rowsAfter = async (id: number) =>
     id,
   )) as Array<{ id: number; type: string; userId: string | null }>;
 const lastId = async () => stack.running.gateway.queries.lastEventId();
+const cursors = (rows: Array<{ id: number }>) =>
+  Promise.all(rows.map((r) => eventCursor(stack.running.gateway.storage, r.id)));
 
 beforeAll(async () => {
   stack = await startStack();
@@ -176,8 +178,9 @@ describe("GET /admin/v1/events", () => {
     expect(performance.now() - sent).toBeLessThan(2000);
     const row = await rowsAfter(history);
     expect(row.map((r) => r.type)).toEqual(["member.invited"]);
-    expect(stream.events[0]!.id).toBe(String(row[0]!.id));
-    expect(stream.raw).toContain(`\nid: ${row[0]!.id}\n`);
+    const cursor = await eventCursor(stack.running.gateway.storage, row[0]!.id);
+    expect(stream.events[0]!.id).toBe(cursor);
+    expect(stream.raw).toContain(`\nid: ${cursor}\n`);
     expect(event).toEqual({
       id: row[0]!.id,
       type: "member.invited",
@@ -224,7 +227,7 @@ describe("GET /admin/v1/events", () => {
       headers: ADMIN,
     });
     expect(cancel.status).toBe(200);
-    const missed = await rowsAfter(Number(lastSeen));
+    const missed = await rowsAfter(eventRowId(lastSeen));
     expect(missed.map((r) => [r.type, r.userId])).toEqual([
       ["member.accepted", "bob"],
       ["member.invited", "carol"],
@@ -233,7 +236,7 @@ describe("GET /admin/v1/events", () => {
 
     const resumed = await Stream.open(lastSeen);
     const got = await resumed.waitFor(3);
-    expect(resumed.events.map((e) => e.id)).toEqual(missed.map((r) => String(r.id)));
+    expect(resumed.events.map((e) => e.id)).toEqual(await cursors(missed));
     expect(got.map((e) => [e.type, e.userId, e.resourceId])).toEqual([
       ["member.accepted", "bob", team],
       ["member.invited", "carol", team],
@@ -248,7 +251,7 @@ describe("GET /admin/v1/events", () => {
     expect(after[3]).toMatchObject({ type: "member.role_changed", userId: "bob", data: { role: "reader" } });
     await Bun.sleep(50);
     expect(resumed.events.length).toBe(4);
-    const ids = resumed.events.map((e) => Number(e.id));
+    const ids = resumed.events.map((e) => eventRowId(e.id!));
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
     expect(new Set(ids).size).toBe(ids.length);
     await resumed.close();
@@ -259,7 +262,7 @@ describe("GET /admin/v1/events", () => {
     const replay = await Stream.open("0");
     const got = await replay.waitFor(all.length);
     expect(got.map((e) => [e.id, e.type])).toEqual(all.map((r) => [r.id, r.type]));
-    expect(replay.events.map((e) => e.id)).toEqual(all.map((r) => String(r.id)));
+    expect(replay.events.map((e) => e.id)).toEqual(await cursors(all));
     await replay.close();
 
     const garbage = await Stream.open("not-a-number");

@@ -76,29 +76,33 @@ function candidateSecrets(dbPath: string): string[] {
 const onSqlite = test.if(testEngine === "sqlite");
 
 describe("secrets off the database file", () => {
-  onSqlite("the database file alone unseals no cookie and no refresh token", async () => {
-    const alice = await login("keys-alice");
-    expect(alice.row.refreshSealed).toBeString();
-    const dbPath = join(stack.dataDir, "gateway.db");
-    sqliteOf(stack.running.gateway.storage).exec("PRAGMA wal_checkpoint(PASSIVE)");
-    const settings = await sql(stack.running.gateway.storage).all("SELECT key FROM settings");
-    expect(settings).toEqual([]);
-    const candidates = candidateSecrets(dbPath);
-    expect(candidates.length).toBeGreaterThan(50);
-    // The thief's attempt: each candidate as the secret (and as the raw key material) against both values.
-    let opened = 0;
-    for (const candidate of candidates) {
-      const sealer = new CookieSealer(await keyringFrom([candidate], "thief"));
-      if ((await sealer.unseal(alice.sealed)) !== null) opened++;
-      if ((await sealer.unsealText(alice.row.refreshSealed!)) !== null) opened++;
-    }
-    expect(opened).toBe(0);
-    // The key that does open them is in the key file, beside the database, readable by its owner only.
-    const keyFile = join(stack.dataDir, "session.key");
-    const owner = new CookieSealer(await keyringFrom(readKeyFile(keyFile), "owner"));
-    expect((await owner.unseal(alice.sealed))?.rt).toBe(alice.tokens.rt!);
-    expect(await owner.unsealText(alice.row.refreshSealed!)).toBe(alice.tokens.rt!);
-  }, 60_000);
+  onSqlite(
+    "the database file alone unseals no cookie and no refresh token",
+    async () => {
+      const alice = await login("keys-alice");
+      expect(alice.row.refreshSealed).toBeString();
+      const dbPath = join(stack.dataDir, "gateway.db");
+      sqliteOf(stack.running.gateway.storage).exec("PRAGMA wal_checkpoint(PASSIVE)");
+      const settings = await sql(stack.running.gateway.storage).all("SELECT key FROM settings");
+      expect(settings).toEqual([]);
+      const candidates = candidateSecrets(dbPath);
+      expect(candidates.length).toBeGreaterThan(50);
+      // The thief's attempt: each candidate as the secret (and as the raw key material) against both values.
+      let opened = 0;
+      for (const candidate of candidates) {
+        const sealer = new CookieSealer(await keyringFrom([candidate], "thief"));
+        if ((await sealer.unseal(alice.sealed)) !== null) opened++;
+        if ((await sealer.unsealText(alice.row.refreshSealed!)) !== null) opened++;
+      }
+      expect(opened).toBe(0);
+      // The key that does open them is in the key file, beside the database, readable by its owner only.
+      const keyFile = join(stack.dataDir, "session.key");
+      const owner = new CookieSealer(await keyringFrom(readKeyFile(keyFile), "owner"));
+      expect((await owner.unseal(alice.sealed))?.rt).toBe(alice.tokens.rt!);
+      expect(await owner.unsealText(alice.row.refreshSealed!)).toBe(alice.tokens.rt!);
+    },
+    60_000,
+  );
 
   onSqlite("the data folder is 0700, the database, its WAL and the key file 0600", () => {
     const dbPath = join(stack.dataDir, "gateway.db");
@@ -132,64 +136,74 @@ describe("secrets off the database file", () => {
 });
 
 describe("client secrets of deployments", () => {
-  onSqlite("are recorded sealed, never in clear, and an admin deploy's secret comes back after a restart", async () => {
-    const dbPath = join(stack.dataDir, "gateway.db");
-    const deployed = await fetch(`${stack.adminUrl}/admin/v1/apps/extra/deploy`, {
-      method: "POST",
-      headers: { authorization: "Bearer test-admin-token", "content-type": "application/json" },
-      body: JSON.stringify({
-        id: "extra",
-        clients: [
-          { clientId: "extra-server", redirectUris: ["http://127.0.0.1:1/cb"], clientSecret: EXTRA_SECRET },
-        ],
-      }),
-    });
-    expect(deployed.status).toBe(200);
-    sqliteOf(stack.running.gateway.storage).exec("PRAGMA wal_checkpoint(TRUNCATE)");
-    for (const file of [dbPath, `${dbPath}-wal`])
-      if (existsSync(file)) {
-        const bytes = readFileSync(file).toString("latin1");
-        expect(bytes).not.toContain(EXTRA_SECRET);
-        expect(bytes).not.toContain(CLIENT_SECRET);
-      }
-    const rows = (await sql(stack.running.gateway.storage).all("SELECT config FROM deployments")) as Array<{
-      config: string;
-    }>;
-    expect(rows.some((row) => row.config.includes("clientSecretSealed"))).toBe(true);
-    await stack.restart();
-    expect(stack.running.gateway.apps.lookupClient("extra-server")?.client?.clientSecret).toBe(EXTRA_SECRET);
-    expect(stack.running.gateway.apps.lookupClient(SECRET_CLIENT_ID)?.client?.clientSecret).toBe(
-      CLIENT_SECRET,
-    );
-  }, 60_000);
+  onSqlite(
+    "are recorded sealed, never in clear, and an admin deploy's secret comes back after a restart",
+    async () => {
+      const dbPath = join(stack.dataDir, "gateway.db");
+      const deployed = await fetch(`${stack.adminUrl}/admin/v1/apps/extra/deploy`, {
+        method: "POST",
+        headers: { authorization: "Bearer test-admin-token", "content-type": "application/json" },
+        body: JSON.stringify({
+          id: "extra",
+          clients: [
+            { clientId: "extra-server", redirectUris: ["http://127.0.0.1:1/cb"], clientSecret: EXTRA_SECRET },
+          ],
+        }),
+      });
+      expect(deployed.status).toBe(200);
+      sqliteOf(stack.running.gateway.storage).exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      for (const file of [dbPath, `${dbPath}-wal`])
+        if (existsSync(file)) {
+          const bytes = readFileSync(file).toString("latin1");
+          expect(bytes).not.toContain(EXTRA_SECRET);
+          expect(bytes).not.toContain(CLIENT_SECRET);
+        }
+      const rows = (await sql(stack.running.gateway.storage).all("SELECT config FROM deployments")) as Array<{
+        config: string;
+      }>;
+      expect(rows.some((row) => row.config.includes("clientSecretSealed"))).toBe(true);
+      await stack.restart();
+      expect(stack.running.gateway.apps.lookupClient("extra-server")?.client?.clientSecret).toBe(
+        EXTRA_SECRET,
+      );
+      expect(stack.running.gateway.apps.lookupClient(SECRET_CLIENT_ID)?.client?.clientSecret).toBe(
+        CLIENT_SECRET,
+      );
+    },
+    60_000,
+  );
 
-  onSqlite("a secret an older version recorded in clear is sealed in place at start-up", async () => {
-    const dbPath = join(stack.dataDir, "gateway.db");
-    const legacy = {
-      id: "legacy",
-      clients: [
-        {
-          clientId: "legacy-c",
-          redirectUris: ["http://127.0.0.1:1/cb"],
-          clientSecret: "legacy-clear-secret-0123456789",
-        },
-      ],
-    };
-    sqliteOf(stack.running.gateway.storage)
-      .query("INSERT INTO deployments (app_id, config, created_at) VALUES ('legacy', ?, 1)")
-      .run(JSON.stringify(legacy));
-    await stack.restart();
-    sqliteOf(stack.running.gateway.storage).exec("PRAGMA wal_checkpoint(TRUNCATE)");
-    expect(readFileSync(dbPath).toString("latin1")).not.toContain("legacy-clear-secret-0123456789");
-    expect(stack.running.gateway.apps.lookupClient("legacy-c")?.client?.clientSecret).toBe(
-      "legacy-clear-secret-0123456789",
-    );
-    // Starting again records no new deployment when nothing changed.
-    const count = () => sql(stack.running.gateway.storage).count("SELECT count(*) AS n FROM deployments");
-    const before = await count();
-    await stack.restart();
-    expect(await count()).toBe(before);
-  }, 60_000);
+  onSqlite(
+    "a secret an older version recorded in clear is sealed in place at start-up",
+    async () => {
+      const dbPath = join(stack.dataDir, "gateway.db");
+      const legacy = {
+        id: "legacy",
+        clients: [
+          {
+            clientId: "legacy-c",
+            redirectUris: ["http://127.0.0.1:1/cb"],
+            clientSecret: "legacy-clear-secret-0123456789",
+          },
+        ],
+      };
+      sqliteOf(stack.running.gateway.storage)
+        .query("INSERT INTO deployments (app_id, config, created_at) VALUES ('legacy', ?, 1)")
+        .run(JSON.stringify(legacy));
+      await stack.restart();
+      sqliteOf(stack.running.gateway.storage).exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      expect(readFileSync(dbPath).toString("latin1")).not.toContain("legacy-clear-secret-0123456789");
+      expect(stack.running.gateway.apps.lookupClient("legacy-c")?.client?.clientSecret).toBe(
+        "legacy-clear-secret-0123456789",
+      );
+      // Starting again records no new deployment when nothing changed.
+      const count = () => sql(stack.running.gateway.storage).count("SELECT count(*) AS n FROM deployments");
+      const before = await count();
+      await stack.restart();
+      expect(await count()).toBe(before);
+    },
+    60_000,
+  );
 });
 
 describe("key rotation", () => {

@@ -97,3 +97,13 @@ export async function failWrites(
     await storage.run(`DROP FUNCTION ${name}()`);
   };
 }
+
+/** The SSE id the admin stream gives the event row `id`: the id on SQLite, `xid.id` on PostgreSQL. */
+export async function eventCursor(storage: Storage, id: number): Promise<string> {
+  if (storage.dialect === "sqlite") return String(id);
+  const row = await storage.get<{ xid: string }>("SELECT xid::text AS xid FROM events WHERE id = $1", [id]);
+  return `${row!.xid}.${id}`;
+}
+
+/** The event row id inside an SSE id. */
+export const eventRowId = (cursor: string) => Number(cursor.split(".").pop());

@@ -1,17 +1,19 @@
 /**
- * `GET /admin/v1/events`: Server-Sent Events, one per audit row, `id:` = the row id. `Last-Event-ID`
- * resumes after that row (without it the stream starts at the newest row, not at the beginning of
- * history). Rows are read from the database after commit, so the stream never shows a change that
- * was rolled back, and a reconnecting client loses and repeats nothing. A comment heartbeat every 15 s
+ * `GET /admin/v1/events`: Server-Sent Events, one per audit row, `id:` = the row's cursor (its id on
+ * SQLite, `xid.id` on PostgreSQL). `Last-Event-ID` resumes after that row on any process (without it
+ * the stream starts at the newest row, not at the beginning of history; `0` replays everything). Rows
+ * are read from the database after commit, so the stream never shows a change that was rolled back,
+ * and a reconnecting client loses and repeats nothing. Every process's commits wake it (a
+ * notification channel), and it reads once a second anyway in case a wake-up was lost. A comment heartbeat every 15 s
  * keeps proxies (and Bun's idle timeout) from closing a quiet stream.
  *
  * HEAD gets the stream's headers and no stream: Elysia answers HEAD on a GET route by reading the GET
  * body to its end (for Content-Length), and this body never ends, so a HEAD would never be answered.
  */
-import { onEvents } from "../events/log.ts";
-import type { AdminQueries } from "./queries.ts";
+import type { AdminQueries, EventCursor } from "./queries.ts";
 
 export const HEARTBEAT_MS = 15_000;
+const SWEEP_MS = 1000;
 
 /** The open streams: a shutdown ends them, since a stream never finishes on its own. */
 const openStreams = new Set<() => void>();
@@ -30,9 +32,8 @@ const HEADERS = {
 export function eventStream(queries: AdminQueries, request: Request): Response {
   if (request.method === "HEAD") return new Response(null, { headers: HEADERS });
   const header = request.headers.get("last-event-id");
-  // Without Last-Event-ID the stream starts after the newest row when it opens (read by the first flush).
-  let last: number | undefined =
-    header !== null && /^\d{1,15}$/.test(header.trim()) ? Number(header) : undefined;
+  // Without a valid Last-Event-ID the stream starts after the newest row when it opens (read by the first flush).
+  let last: EventCursor | undefined = queries.parseCursor(header);
   const encoder = new TextEncoder();
   let stop = () => {};
   const stream = new ReadableStream<Uint8Array>({
@@ -51,15 +52,17 @@ export function eventStream(queries: AdminQueries, request: Request): Response {
         }
         reading = true;
         try {
-          last ??= await queries.lastEventId();
+          let cursor = last ?? (await queries.lastEventCursor());
+          last = cursor;
           do {
             again = false;
             for (;;) {
-              const rows = await queries.eventsAfter(last);
+              const rows = await queries.eventsAfter(cursor);
               for (const row of rows) {
-                send(`id: ${row.id}\ndata: ${JSON.stringify(row)}\n\n`);
-                last = row.id;
+                send(`id: ${row.cursor}\ndata: ${JSON.stringify(row.event)}\n\n`);
+                cursor = row.next;
               }
+              last = cursor;
               if (rows.length < 500) break;
             }
           } while (again && open);
@@ -69,7 +72,9 @@ export function eventStream(queries: AdminQueries, request: Request): Response {
           reading = false;
         }
       };
-      const unsubscribe = onEvents(() => void flush());
+      const unsubscribe = queries.onEvents(() => void flush());
+      // A safety net: a notification lost while a listener reconnected is read within a second.
+      const sweep = setInterval(() => void flush(), SWEEP_MS);
       const heartbeat = setInterval(() => send(": heartbeat\n\n"), HEARTBEAT_MS);
       stop = () => {
         if (!open) return;
@@ -77,6 +82,7 @@ export function eventStream(queries: AdminQueries, request: Request): Response {
         openStreams.delete(stop);
         unsubscribe();
         clearInterval(heartbeat);
+        clearInterval(sweep);
         try {
           controller.close();
         } catch {}

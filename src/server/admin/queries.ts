@@ -3,9 +3,32 @@
  * newest first like browse. Plain prepared SQL over the same tables the services write.
  */
 import type { Param, Storage } from "../db/sql.ts";
+import { EVENTS_CHANNEL } from "../events/log.ts";
 import { encodeCursor } from "../resources/views.ts";
 
 export type After = { createdAt: number; id: string } | undefined;
+
+/** Where an event stream is: the last row shown (and on PostgreSQL its transaction id). */
+export interface EventCursor {
+  xid?: string;
+  id: number;
+}
+
+interface EventRow {
+  id: number;
+  type: string;
+  actor: string | null;
+  resourceId: string | null;
+  userId: string | null;
+  data: string | null;
+  at: number;
+}
+
+const EVENT_COLUMNS = 'id, type, actor, resource_id AS "resourceId", user_id AS "userId", data, at';
+
+/** The SSE id of a row: `id` on SQLite, `xid.id` on PostgreSQL. */
+const formatCursor = (cursor: EventCursor) =>
+  cursor.xid === undefined ? String(cursor.id) : `${cursor.xid}.${cursor.id}`;
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -165,22 +188,52 @@ export class AdminQueries {
     return { memberships };
   }
 
-  /** Event rows after `afterId`, oldest first. */
-  async eventsAfter(afterId: number, limit = 500) {
-    const rows = await this.storage.all<{
-      id: number;
-      type: string;
-      actor: string | null;
-      resourceId: string | null;
-      userId: string | null;
-      data: string | null;
-      at: number;
-    }>(
-      `SELECT id, type, actor, resource_id AS "resourceId", user_id AS "userId", data, at FROM events
-       WHERE id > $1 ORDER BY id LIMIT $2`,
-      [afterId, limit],
+  /**
+   * Event rows after `cursor`, in stream order, each with the cursor that resumes after it. SQLite
+   * orders by id (one writer: ids commit in order). PostgreSQL can commit a smaller id after a larger
+   * one is visible, so it orders by (writing transaction, id) and returns only rows of transactions
+   * older than every transaction still running: a row never appears behind a cursor already handed out.
+   * (A long write transaction holds the stream back until it ends.)
+   */
+  async eventsAfter(cursor: EventCursor, limit = 500) {
+    const pg = this.storage.dialect === "postgres";
+    const rows = await this.storage.all<EventRow & { xid?: string }>(
+      pg
+        ? `SELECT ${EVENT_COLUMNS}, xid::text AS xid FROM events
+           WHERE (xid, id) > ($1::xid8, $2) AND xid < pg_snapshot_xmin(pg_current_snapshot())
+           ORDER BY xid, id LIMIT $3`
+        : `SELECT ${EVENT_COLUMNS} FROM events WHERE id > $1 ORDER BY id LIMIT $2`,
+      pg ? [cursor.xid ?? "0", cursor.id, limit] : [cursor.id, limit],
     );
-    return rows.map((e) => ({ ...e, data: e.data === null ? null : JSON.parse(e.data), at: iso(e.at) }));
+    return rows.map(({ xid, ...e }) => ({
+      cursor: formatCursor({ xid, id: e.id }),
+      next: { xid, id: e.id } as EventCursor,
+      event: { ...e, data: e.data === null ? null : JSON.parse(e.data), at: iso(e.at) },
+    }));
+  }
+
+  /** The cursor after the newest event a stream could show now (a new stream starts there). */
+  async lastEventCursor(): Promise<EventCursor> {
+    if (this.storage.dialect !== "postgres") return { id: await this.lastEventId() };
+    const row = await this.storage.get<{ xid: string; id: number }>(
+      `SELECT xid::text AS xid, id FROM events WHERE xid < pg_snapshot_xmin(pg_current_snapshot())
+       ORDER BY xid DESC, id DESC LIMIT 1`,
+    );
+    return row ?? { xid: "0", id: 0 };
+  }
+
+  /** Wakes `listener` after any process appended events (see EVENTS_CHANNEL). */
+  onEvents(listener: () => void): () => void {
+    return this.storage.listen(EVENTS_CHANNEL, listener);
+  }
+
+  /** A Last-Event-ID as a cursor of this engine (`0` is the beginning); undefined when it is not one. */
+  parseCursor(text: string | null): EventCursor | undefined {
+    const value = text?.trim() ?? "";
+    if (value === "0") return { xid: "0", id: 0 };
+    const pg = this.storage.dialect === "postgres";
+    const match = (pg ? /^(\d{1,20})\.(\d{1,15})$/ : /^()(\d{1,15})$/).exec(value);
+    return match ? { xid: pg ? match[1] : undefined, id: Number(match[2]) } : undefined;
   }
 
   async lastEventId(): Promise<number> {

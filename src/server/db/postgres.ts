@@ -16,6 +16,7 @@
 import { createHash } from "node:crypto";
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import { Channels } from "./channels.ts";
 import { migrationJournal, migrationSql } from "./migrations-pg.gen.ts";
 import type { Param, Storage, TransactionOptions, Tx } from "./sql.ts";
 
@@ -52,12 +53,14 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   await migrate(client);
 
   let inFlight = 0;
+  const channels = new Channels();
   const transaction = async <T>(
     fn: (tx: Tx) => Promise<T>,
     _options: TransactionOptions = {},
   ): Promise<T> => {
     inFlight++;
     const hooks: Array<() => void> = [];
+    const notified = new Set<string>();
     try {
       const result = await client.begin(async (t) => {
         const tx: Tx = {
@@ -68,8 +71,13 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
             await t.unsafe("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [key], { prepare: true });
           },
           afterCommit: (hook) => hooks.push(hook),
+          notify: (channel) => notified.add(channel),
         };
-        return fn(tx);
+        const result = await fn(tx);
+        // Delivered to every replica's listener when (and only if) this transaction commits.
+        for (const channel of notified)
+          await t.unsafe("SELECT pg_notify($1, '')", [channel], { prepare: true });
+        return result;
       });
       for (const hook of hooks) hook();
       return result as T;
@@ -86,6 +94,19 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     run: async (text, params) => (await client.unsafe(text, params as Param[], { prepare: true })).count,
     transaction,
     externalVersion: () => undefined,
+    listen(channel, listener) {
+      // One LISTEN per channel; postgres.js re-runs `onlisten` after it reconnects, and a notification
+      // sent while it was away is lost, so listeners are woken then to read what they may have missed.
+      return channels.add(channel, listener, () => {
+        void client
+          .listen(
+            channel,
+            () => channels.wake(channel),
+            () => channels.wake(channel),
+          )
+          .catch(() => channels.wake(channel));
+      });
+    },
     get waitingWrites() {
       return Math.max(0, inFlight - poolSize);
     },

@@ -25,6 +25,8 @@ export interface Tx extends Sql {
   lock(key: string): Promise<void>;
   /** Runs `fn` once this transaction has committed (never after a rollback). */
   afterCommit(fn: () => void): void;
+  /** Wakes every process's listeners of `channel` once this transaction has committed. */
+  notify(channel: string): void;
 }
 
 export type Dialect = "sqlite" | "postgres";
@@ -62,6 +64,12 @@ export interface Storage extends Sql {
    * signal: then nothing may be cached, and every read goes to the database.
    */
   externalVersion(): number | undefined;
+  /**
+   * Calls `listener` (coalesced, never during a transaction) after a transaction of any process that
+   * notified `channel` has committed, and whenever a notification may have been missed. Returns the
+   * unsubscribe.
+   */
+  listen(channel: string, listener: () => void): () => void;
   /** Write transactions waiting for their turn right now (the queue behind SQLite's one writer). */
   readonly waitingWrites: number;
   close(): Promise<void>;

@@ -15,13 +15,16 @@
  * up and is answered 503 `database_busy`.
  *
  * `externalVersion` is the writer's `PRAGMA data_version`, which moves only when another process
- * commits: read caches compare it on every read and start over when it moved.
+ * commits: read caches compare it on every read and start over when it moved. Listeners of
+ * notification channels are woken after this process's commits, and, while there are any, by a
+ * check of that version every 100 ms (another process committed: something may have been notified).
  */
 import { Database, type Statement } from "bun:sqlite";
 import { createHash } from "node:crypto";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
+import { Channels } from "./channels.ts";
 import { migrationJournal, migrationSql } from "./migrations.gen.ts";
 import type { Param, Storage, TransactionOptions, Tx } from "./sql.ts";
 import { toSqlitePlaceholders } from "./sql.ts";
@@ -106,6 +109,20 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqliteSto
 
   let waitingWrites = 0;
   let tail: Promise<unknown> = Promise.resolve();
+  const channels = new Channels();
+  const version = () => (dataVersion.get() as { data_version: number }).data_version;
+  let polled = -1;
+  let poller: ReturnType<typeof setInterval> | undefined;
+  const poll = () => {
+    if (channels.size === 0) {
+      clearInterval(poller);
+      poller = undefined;
+      return;
+    }
+    const now = version();
+    if (now !== polled) channels.wakeAll();
+    polled = now;
+  };
 
   /** Takes the file's write lock, waiting (without blocking) while another process holds it. */
   const begin = async (waitMs: number) => {
@@ -137,6 +154,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqliteSto
       // One write transaction at a time already: nothing else to wait for.
       lock: async () => {},
       afterCommit: (hook) => hooks.push(hook),
+      notify: (channel) => hooks.push(() => channels.wake(channel)),
     };
     if (erase) writerDb.exec("PRAGMA secure_delete = ON");
     try {
@@ -175,12 +193,22 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqliteSto
     get: async (text, params) => reader.get(text, params),
     run: (text, params) => transaction(async (tx) => tx.run(text, params)),
     transaction,
-    externalVersion: () => (dataVersion.get() as { data_version: number }).data_version,
+    externalVersion: version,
+    listen(channel, listener) {
+      const remove = channels.add(channel, listener);
+      if (!poller) {
+        polled = version();
+        poller = setInterval(poll, 100);
+        poller.unref?.();
+      }
+      return remove;
+    },
     get waitingWrites() {
       return waitingWrites;
     },
     async close() {
       await tail;
+      clearInterval(poller);
       dataVersion.finalize();
       if (reader !== writer) reader.close();
       writer.close();

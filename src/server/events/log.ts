@@ -1,7 +1,7 @@
 /**
  * The audit log. Every state change appends one row inside the transaction that makes the change,
- * so the log can never disagree with the data. After commit, listeners (the admin event stream) are
- * woken and read the new rows from the database; they never receive uncommitted data.
+ * so the log can never disagree with the data. After commit, the listeners of every process (the admin
+ * event streams) are woken and read the new rows from the database; they never receive uncommitted data.
  */
 
 import type { Tx } from "../db/sql.ts";
@@ -35,24 +35,8 @@ export async function appendEvent(tx: Tx, event: EventInput, at = Date.now()): P
       at,
     ],
   );
-  tx.afterCommit(scheduleNotify);
+  tx.notify(EVENTS_CHANNEL);
 }
 
-type Listener = () => void;
-const listeners = new Set<Listener>();
-let pending = false;
-
-/** Calls `listener` after events were appended (coalesced, after the current task, i.e. after commit). */
-export function onEvents(listener: Listener): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-}
-
-function scheduleNotify(): void {
-  if (pending || listeners.size === 0) return;
-  pending = true;
-  setTimeout(() => {
-    pending = false;
-    for (const listener of listeners) listener();
-  }, 0);
-}
+/** The channel every event append notifies: the admin streams of every process listen to it. */
+export const EVENTS_CHANNEL = "gateway_events";
