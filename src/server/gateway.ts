@@ -137,7 +137,7 @@ export async function createGateway({
     },
     membership,
     seam,
-    budgets: new Budgets(apps),
+    budgets: new Budgets(apps, storage),
     queries: new AdminQueries(storage),
     metrics: new Metrics(),
     log,

@@ -73,7 +73,7 @@ export async function startPostgres(): Promise<PostgresCluster> {
     `-c unix_socket_directories=${dir}`,
     "-c fsync=off",
     "-c full_page_writes=off",
-    "-c max_connections=400",
+    "-c max_connections=1000",
     "-c shared_buffers=128MB",
   ].join(" ");
   run(

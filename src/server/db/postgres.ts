@@ -46,6 +46,8 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     max: poolSize,
     onnotice: () => {},
     connect_timeout: 5,
+    // Idle connections are closed after a while: a quiet replica holds none open.
+    idle_timeout: 30,
     types: {
       bigint: { to: 20, from: [20], serialize: (value: number) => String(value), parse: Number },
     },

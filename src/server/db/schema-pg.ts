@@ -187,3 +187,13 @@ export const consentBindings = pgTable(
   },
   (t) => [index("consent_bindings_expiry").on(t.expiresAt)],
 );
+
+export const budgetWindows = pgTable(
+  "budget_windows",
+  {
+    appId: text("app_id").notNull(),
+    windowStart: ms("window_start").notNull(),
+    reserved: bigint("reserved", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.appId, t.windowStart] })],
+);

@@ -198,3 +198,17 @@ export const consentBindings = sqliteTable(
   },
   (t) => [index("consent_bindings_expiry").on(t.expiresAt)],
 );
+
+/**
+ * Request budgets shared by every process: how many calls of an app's one-minute window the
+ * processes have reserved between them (each reserves a few at a time, never past the budget).
+ */
+export const budgetWindows = sqliteTable(
+  "budget_windows",
+  {
+    appId: text("app_id").notNull(),
+    windowStart: integer("window_start").notNull(),
+    reserved: integer("reserved").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.appId, t.windowStart] })],
+);

@@ -22,7 +22,7 @@ const TEXT_FIELDS = { skip: new Set(["name"]), nameLike: new Set(["query"]) };
 
 export async function apiPrincipal(gateway: Gateway, request: Request): Promise<Principal> {
   const principal = await resolvePrincipal(gateway, request);
-  gateway.budgets.take(principal.appId, principal.clientId, principal.userId);
+  await gateway.budgets.take(principal.appId, principal.clientId, principal.userId);
   return principal;
 }
 
