@@ -14,6 +14,8 @@ export interface Config {
   adminToken: string | undefined;
   /** PostgreSQL (`postgres://…`) for replicas; when set, DATABASE_PATH is not used. */
   databaseUrl: string | undefined;
+  /** Several processes share the ports (`serve --workers N` sets it for its workers). */
+  reusePort: boolean;
   databasePath: string;
   oidcIssuer: string | undefined;
   idpAdminUrl: string | undefined;
@@ -194,6 +196,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminToken: text(env, "ADMIN_TOKEN"),
     databasePath,
     databaseUrl,
+    reusePort: env.GATEWAY_REUSE_PORT === "1",
     oidcIssuer,
     idpAdminUrl: url(env, "IDP_ADMIN_URL") ?? oidcIssuer,
     idpAdminApiKey: text(env, "IDP_ADMIN_API_KEY"),

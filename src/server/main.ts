@@ -13,7 +13,8 @@ Usage: gateway <command>
 
 Commands:
   serve     serve the public API (PORT, default 8787) and the admin API (ADMIN_PORT, default 8788)  [default]
-  migrate   create or migrate the SQLite database at DATABASE_PATH and exit
+            --workers N: N processes share both ports and the database (one host, every core)
+  migrate   create or migrate the database (DATABASE_PATH, or DATABASE_URL) and exit
   dev       start a development identity provider, the gateway and the demo app together
   keys      the session sealing keys: status (default), rotate, prune
   tui       the operator dashboard over the admin API (--url/ADMIN_URL, --token/ADMIN_TOKEN, --json)
@@ -29,9 +30,13 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === "serve") {
     const config = loadConfig();
+    const { runWorkers, workerCount } = await import("./workers.ts");
+    const workers = workerCount(argv.slice(1));
+    if (workers > 1) return runWorkers(workers, config);
     const { startGateway } = await import("./serve.ts");
     const running = await startGateway({ config });
-    console.log(`gateway: public API on ${running.publicUrl}, admin API on ${running.adminUrl}`);
+    const worker = process.env.GATEWAY_WORKER ? `worker ${process.env.GATEWAY_WORKER}: ` : "";
+    console.log(`gateway: ${worker}public API on ${running.publicUrl}, admin API on ${running.adminUrl}`);
     if (!config.oidcIssuer)
       console.log(
         "gateway: OIDC_ISSUER is not set: /auth/authorize, /auth/token and /auth/refresh answer 503",

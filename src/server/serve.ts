@@ -59,6 +59,7 @@ export async function startGateway({
     ...serveOptions,
     idleTimeout: 30,
     port: config.port,
+    reusePort: config.reusePort,
     hostname: config.host,
     fetch: withAddress(tracked.wrap(gateway.metrics.instrument(buildPublicApp(gateway).fetch))),
   });
@@ -67,6 +68,7 @@ export async function startGateway({
     ...serveOptions,
     idleTimeout: 60,
     port: config.adminPort,
+    reusePort: config.reusePort,
     hostname: config.adminHost,
     fetch: withAddress(tracked.wrap(gateway.metrics.instrument(buildAdminApp(gateway).fetch))),
   });

@@ -34,6 +34,8 @@ export interface Stack {
   dataDir: string;
   /** The environment the gateway was started with (its database included). */
   env: Record<string, string>;
+  /** The apps it serves (write them to a file for a gateway started as a process). */
+  apps: AppsFile;
   /** Stops the gateway and starts it again on the same database and port; `env` overrides settings. */
   restart(env?: Record<string, string>): Promise<void>;
   /** Starts a second gateway on the same database and key file (another process, as far as state goes). */
@@ -140,6 +142,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     logs,
     dataDir,
     env,
+    apps,
     async restart(overrides) {
       await stack.running.stop();
       stack.running = await start(overrides);
