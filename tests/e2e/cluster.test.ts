@@ -1,0 +1,311 @@
+/**
+ * Three replicas on PostgreSQL behind a real load balancer (HAProxy, round robin, health checked on
+ * /readyz) in front of both listeners: the membership invariants under storms spread over the
+ * replicas, one provider call for five tabs refreshing through the balancer, a revoke on one replica
+ * refused by another at once, one budget for the app, the admin stream resumed on another replica,
+ * and a replica killed with -9 under write load losing no acknowledged write.
+ * Runs in the PostgreSQL pass of the suite (TEST_DATABASE=postgres).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { AppsFile } from "../../src/server/apps/model.ts";
+import { AppRegistry } from "../../src/server/apps/registry.ts";
+import { loadConfig } from "../../src/server/config.ts";
+import { createGateway, type Gateway } from "../../src/server/gateway.ts";
+import { sql } from "../helpers/db.ts";
+import { type Haproxy, startHaproxy } from "../helpers/haproxy.ts";
+import { testEngine } from "../helpers/postgres.ts";
+import { CSRF, freePort, type Stack, signIn, startStack } from "../helpers/stack.ts";
+
+const ADMIN = { authorization: "Bearer cluster-token" };
+
+let stack: Stack;
+let local: Gateway;
+let lb: Haproxy;
+const replicas: Array<{ child: ReturnType<typeof Bun.spawn>; url: string; adminUrl: string }> = [];
+
+const METERED: AppsFile["apps"][number] = {
+  id: "metered",
+  clients: [{ clientId: "metered-web", redirectUris: ["http://127.0.0.1:5997/cb"] }],
+  budget: { requestsPerMinute: 30, userShare: 1 },
+  types: { team: {} },
+};
+
+function spawnReplica(env: Record<string, string>, port: number, adminPort: number) {
+  return Bun.spawn(["bun", "src/server/main.ts", "serve"], {
+    env: { ...env, PORT: String(port), ADMIN_PORT: String(adminPort) },
+    stdout: "ignore",
+    stderr: "ignore",
+  });
+}
+
+async function ready(url: string) {
+  for (let i = 0; i < 400; i++) {
+    if (
+      await fetch(`${url}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
+    await Bun.sleep(25);
+  }
+  throw new Error(`${url} never became ready`);
+}
+
+describe.if(testEngine === "postgres")("three replicas on PostgreSQL behind HAProxy", () => {
+  beforeAll(async () => {
+    stack = await startStack({ env: { ADMIN_TOKEN: "cluster-token" } });
+    const apps: AppsFile = { apps: [...stack.apps.apps, METERED] };
+    const appsFile = join(stack.dataDir, "cluster-apps.json");
+    writeFileSync(appsFile, JSON.stringify(apps));
+    // This process's own gateway on the same database: it signs users of the metered app in.
+    local = await createGateway({
+      config: loadConfig(stack.env),
+      apps: new AppRegistry(apps),
+      log: () => {},
+    });
+    const env = { ...(process.env as Record<string, string>), ...stack.env, GATEWAY_CONFIG: appsFile };
+    for (let i = 0; i < 3; i++) {
+      const port = freePort();
+      const adminPort = freePort();
+      replicas.push({
+        child: spawnReplica(env, port, adminPort),
+        url: `http://127.0.0.1:${port}`,
+        adminUrl: `http://127.0.0.1:${adminPort}`,
+      });
+    }
+    await Promise.all(replicas.map((r) => ready(r.url)));
+    lb = await startHaproxy([
+      { name: "public", servers: replicas.map((r) => new URL(r.url).host) },
+      {
+        name: "admin",
+        servers: replicas.map((r) => new URL(r.adminUrl).host),
+        checkPorts: replicas.map((r) => Number(new URL(r.url).port)),
+      },
+    ]);
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const { child } of replicas) child.kill(9);
+    await lb?.stop();
+    await local?.close();
+    await stack?.stop();
+  }, 30_000);
+
+  const cookieOf = async (user: string) => (await signIn(stack, user)).browser.cookieHeader(stack.url);
+  const post = (base: string, cookie: string, path: string, body?: unknown) =>
+    fetch(`${base}${path}`, {
+      method: "POST",
+      headers: { ...CSRF, cookie },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const db = () => sql(stack.running.gateway.storage);
+
+  test("round robin over the three replicas, on both listeners", async () => {
+    for (const name of ["public", "admin"]) {
+      const seen: string[] = [];
+      for (let i = 0; i < 9; i++) {
+        const res = await fetch(`${lb.urls[name]}${name === "public" ? "/readyz" : "/admin/v1/overview"}`, {
+          headers: ADMIN,
+        });
+        expect(res.status).toBe(200);
+        seen.push(res.headers.get("x-replica")!);
+      }
+      expect(seen.sort()).toEqual(["r1", "r1", "r1", "r2", "r2", "r2", "r3", "r3", "r3"]);
+    }
+  });
+
+  test("100 joins and 60 invites through the balancer: memberCount +100, exactly 50 pending", async () => {
+    const owner = await cookieOf("cl-owner");
+    const room = (await (
+      await post(lb.urls.public!, owner, "/v1/resources", {
+        type: "album",
+        name: "cluster room",
+      })
+    ).json()) as { id: string };
+    const joiners = await Promise.all(Array.from({ length: 100 }, (_, i) => cookieOf(`cl-joiner-${i}`)));
+    const joins = await Promise.all(
+      joiners.map((c) => post(lb.urls.public!, c, `/v1/resources/${room.id}/join`)),
+    );
+    expect(joins.filter((r) => r.status !== 200).length).toBe(0);
+    expect(await db().count("SELECT member_count AS n FROM resources WHERE id = ?", room.id)).toBe(101);
+    expect(
+      await db().count(
+        "SELECT count(*) AS n FROM members WHERE resource_id = ? AND state = 'active'",
+        room.id,
+      ),
+    ).toBe(101);
+
+    const team = (await (
+      await post(lb.urls.public!, owner, "/v1/resources", {
+        type: "team",
+        name: "cluster team",
+      })
+    ).json()) as { id: string };
+    const invites = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        post(lb.urls.public!, owner, `/v1/resources/${team.id}/invite`, { userId: `cl-invitee-${i}` }),
+      ),
+    );
+    expect(invites.filter((r) => r.status === 200).length).toBe(50);
+    expect(invites.filter((r) => r.status === 429).length).toBe(10);
+  }, 60_000);
+
+  test("five tabs refreshing through the balancer: one provider call, every tab signed in", async () => {
+    const cookie = await cookieOf("cl-tabs");
+    const before = stack.idp.calls["token:refresh_token"] ?? 0;
+    const tabs = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        fetch(`${lb.urls.public}/auth/refresh`, { method: "POST", headers: { ...CSRF, cookie } }),
+      ),
+    );
+    expect(tabs.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect((stack.idp.calls["token:refresh_token"] ?? 0) - before).toBe(1);
+    expect(new Set(tabs.map((r) => r.headers.get("x-replica"))).size).toBeGreaterThan(1);
+  }, 30_000);
+
+  test("an operator's revoke on replica 1 is refused by replica 2 on the very next request", async () => {
+    const cookie = await cookieOf("cl-revoked");
+    const [a, b] = [replicas[0]!, replicas[1]!];
+    expect((await fetch(`${b.url}/v1/me`, { headers: { cookie } })).status).toBe(200);
+    const live = (await (
+      await fetch(`${a.adminUrl}/admin/v1/sessions?userId=cl-revoked`, { headers: ADMIN })
+    ).json()) as {
+      sessions: Array<{ id: string }>;
+    };
+    const revoke = await fetch(`${a.adminUrl}/admin/v1/sessions/${live.sessions[0]!.id}`, {
+      method: "DELETE",
+      headers: ADMIN,
+    });
+    expect(revoke.status).toBe(200);
+    expect((await fetch(`${b.url}/v1/me`, { headers: { cookie } })).status).toBe(401);
+    expect(await fetch(`${b.url}/auth/session`, { headers: { cookie } }).then((r) => r.json())).toEqual({
+      authenticated: false,
+    });
+  }, 30_000);
+
+  test("one budget for the app across the replicas: 30 of 90 calls through the balancer", async () => {
+    const { sealed } = await local.sessions.start(
+      { accessToken: "at", refreshToken: "rt", idToken: undefined, expiresIn: 3600, scope: "openid" },
+      "cl-metered",
+      "metered-web",
+    );
+    const cookie = `sg_session=${sealed}`;
+    // Away from a minute boundary, so the 90 calls fall in one window.
+    if (Date.now() % 60_000 > 55_000) await Bun.sleep(60_000 - (Date.now() % 60_000) + 50);
+    const replies = await Promise.all(
+      Array.from({ length: 90 }, () => fetch(`${lb.urls.public}/v1/resources`, { headers: { cookie } })),
+    );
+    const statuses = replies.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200).length).toBe(30);
+    expect(statuses.filter((s) => s === 429).length).toBe(60);
+  }, 90_000);
+
+  test("the admin stream resumed on another replica with Last-Event-ID: nothing missed, nothing repeated", async () => {
+    const owner = await cookieOf("cl-stream");
+    const read = async (adminUrl: string, lastEventId: string | undefined, want: number) => {
+      const controller = new AbortController();
+      const headers: Record<string, string> = { ...ADMIN };
+      if (lastEventId) headers["last-event-id"] = lastEventId;
+      const res = await fetch(`${adminUrl}/admin/v1/events`, { headers, signal: controller.signal });
+      const frames: Array<{ id: string; resourceId: string | null }> = [];
+      let text = "";
+      const decoder = new TextDecoder();
+      const done = (async () => {
+        try {
+          for await (const chunk of res.body!) {
+            text += decoder.decode(chunk, { stream: true });
+            for (let end = text.indexOf("\n\n"); end >= 0; end = text.indexOf("\n\n")) {
+              const frame = text.slice(0, end);
+              text = text.slice(end + 2);
+              const id = /^id: (.*)$/m.exec(frame)?.[1];
+              const data = /^data: (.*)$/m.exec(frame)?.[1];
+              if (id && data) frames.push({ id, resourceId: JSON.parse(data).resourceId });
+            }
+          }
+        } catch {}
+      })();
+      return {
+        frames,
+        async until(count: number) {
+          for (let i = 0; i < 300 && frames.length < count; i++) await Bun.sleep(20);
+          await Bun.sleep(want > 0 ? 1200 : 0); // past a sweep: anything repeated would show
+          controller.abort();
+          await done;
+          return frames;
+        },
+      };
+    };
+    const create = async (name: string) =>
+      (
+        (await (await post(lb.urls.public!, owner, "/v1/resources", { type: "team", name })).json()) as {
+          id: string;
+        }
+      ).id;
+
+    const first = await read(replicas[0]!.adminUrl, undefined, 1);
+    await Bun.sleep(100);
+    const a = await create("stream a");
+    const [seen] = (await first.until(1)).filter((f) => f.resourceId === a);
+    expect(seen).toBeDefined();
+    const missed = [await create("stream b"), await create("stream c"), await create("stream d")];
+    const resumed = await read(replicas[2]!.adminUrl, seen!.id, 3);
+    const frames = await resumed.until(3);
+    expect(frames.map((f) => f.resourceId).filter((id) => id !== null)).toEqual(missed);
+  }, 30_000);
+
+  test("kill -9 of a replica under write load: no acknowledged write lost, nothing half-applied, no 5xx after", async () => {
+    const owner = await cookieOf("cl-kill");
+    const acknowledged: string[] = [];
+    let failed = 0;
+    let writing = true;
+    const writer = async (w: number) => {
+      for (let i = 0; writing; i++) {
+        const res = await post(lb.urls.public!, owner, "/v1/resources", {
+          type: "team",
+          name: `kill ${w}-${i}`,
+        }).catch(() => undefined);
+        if (res?.status === 200) acknowledged.push(((await res.json()) as { id: string }).id);
+        else failed++;
+      }
+    };
+    const writers = Promise.all([0, 1, 2, 3].map(writer));
+    await Bun.sleep(400);
+    replicas[1]!.child.kill(9);
+    await Bun.sleep(800); // the balancer's checks (every 200 ms, 2 failures) take it out
+    writing = false;
+    await writers;
+    expect(acknowledged.length).toBeGreaterThan(20);
+    // Every acknowledged create is whole: the row, its owner's membership, member_count 1, its event.
+    for (const id of acknowledged) {
+      const row = await db().get("SELECT member_count FROM resources WHERE id = ?", id);
+      expect([id, row]).toEqual([id, { member_count: 1 }]);
+      expect(
+        await db().count("SELECT count(*) AS n FROM members WHERE resource_id = ? AND role = 'owner'", id),
+      ).toBe(1);
+      expect(
+        await db().count(
+          "SELECT count(*) AS n FROM events WHERE resource_id = ? AND type = 'resource.created'",
+          id,
+        ),
+      ).toBe(1);
+    }
+    // No resource of this owner exists half-made (a row without its owner membership).
+    expect(
+      await db().count(
+        `SELECT count(*) AS n FROM resources r WHERE r.owner_id = 'cl-kill'
+         AND NOT EXISTS (SELECT 1 FROM members m WHERE m.resource_id = r.id AND m.role = 'owner')`,
+      ),
+    ).toBe(0);
+    // The other two keep serving: nothing but 200 once the balancer has noticed.
+    const after = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        fetch(`${lb.urls.public}/v1/resources`, { headers: { cookie: owner } }),
+      ),
+    );
+    expect(after.map((r) => r.status)).toEqual(Array(30).fill(200));
+    expect(failed).toBeLessThan(10);
+  }, 60_000);
+});
