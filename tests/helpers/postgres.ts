@@ -92,6 +92,16 @@ export async function startPostgres(): Promise<PostgresCluster> {
     ],
     "pg_ctl start",
   );
+  // Stops the server and removes its folder once this process is gone, however it ends (kill -9 included).
+  const watchdog = Bun.spawn(
+    [
+      "sh",
+      "-c",
+      `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${asServerUser([join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "stop"]).join(" ")} >/dev/null 2>&1; rm -rf '${dir}'`,
+    ],
+    { stdin: "ignore", stdout: "ignore", stderr: "ignore" },
+  );
+  watchdog.unref();
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   const admin = postgres(url, { max: 2, onnotice: () => {} });
   let stopped = false;
