@@ -13,10 +13,10 @@
  *   reconnecting may miss one, so listeners also poll (see events-stream.ts).
  * - Migrations run under a session advisory lock: replicas starting together migrate once.
  */
-import { createHash } from "node:crypto";
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { Channels } from "./channels.ts";
+import { migrationMetas } from "./migration-metas.ts";
 import { migrationJournal, migrationSql } from "./migrations-pg.gen.ts";
 import type { Param, Storage, TransactionOptions, Tx } from "./sql.ts";
 
@@ -124,15 +124,7 @@ async function migrate(client: Client): Promise<void> {
   try {
     await reserved.unsafe(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`);
     const db = drizzle({ client });
-    const metas = migrationJournal.entries.map((entry, i) => {
-      const text = migrationSql[i] ?? "";
-      return {
-        sql: text.split("--> statement-breakpoint"),
-        bps: entry.breakpoints,
-        folderMillis: entry.when,
-        hash: createHash("sha256").update(text).digest("hex"),
-      };
-    });
+    const metas = migrationMetas(migrationJournal, migrationSql);
     await (db as any).dialect.migrate(metas, (db as any).session, {});
   } finally {
     await reserved.unsafe(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`).catch(() => {});

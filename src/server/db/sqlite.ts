@@ -20,11 +20,11 @@
  * check of that version every 100 ms (another process committed: something may have been notified).
  */
 import { Database, type Statement } from "bun:sqlite";
-import { createHash } from "node:crypto";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import { Channels } from "./channels.ts";
+import { migrationMetas } from "./migration-metas.ts";
 import { migrationJournal, migrationSql } from "./migrations.gen.ts";
 import type { Param, Storage, TransactionOptions, Tx } from "./sql.ts";
 import { toSqlitePlaceholders } from "./sql.ts";
@@ -236,14 +236,6 @@ function restrictFiles(path: string): void {
  */
 function migrate(sqlite: Database): void {
   const db = drizzle({ client: sqlite });
-  const metas = migrationJournal.entries.map((entry, i) => {
-    const text = migrationSql[i] ?? "";
-    return {
-      sql: text.split("--> statement-breakpoint"),
-      bps: entry.breakpoints,
-      folderMillis: entry.when,
-      hash: createHash("sha256").update(text).digest("hex"),
-    };
-  });
+  const metas = migrationMetas(migrationJournal, migrationSql);
   (db as any).dialect.migrate(metas, (db as any).session, {});
 }
