@@ -136,7 +136,9 @@ function postgresKind(code: string, fromServer: boolean): DatabaseFailure {
       ? "unavailable"
       : undefined;
   if (code === "40001" || code === "40P01" || code === "55P03") return "busy";
-  if (/^(08|53|57P0[123]|25006)/.test(code)) return "unavailable";
+  // Connection refused or lost, the server out of resources or shutting down, the database not
+  // accepting connections (55000) or gone (3D000), our login refused (28): the database is unavailable.
+  if (/^(08|53|57P0[1234]|25006|55000|3D000|28)/.test(code)) return "unavailable";
   if (code === "22021" || code === "22P05") return "bad_text";
   return undefined;
 }
