@@ -70,8 +70,8 @@ export class Budgets {
     const retryAfter = { "retry-after": String(Math.max(1, Math.ceil((start + 60_000 - now) / 1000))) };
     const allowance = userAllowance(limit, budget.userShare);
     const used = window.users.get(userId) ?? 0;
-    if (used >= allowance && window.spent < window.reserved)
-      throw userShareSpent(allowance, limit, retryAfter);
+    // A user past their share is refused before anything is reserved for them.
+    if (used >= allowance) throw userShareSpent(allowance, limit, retryAfter);
     while (window.spent >= window.reserved) {
       window.reserving ??= this.reserve(appId, start, limit).finally(() => {
         window.reserving = undefined;
