@@ -9,7 +9,7 @@
  * the requests served). wrk and HAProxy run on core 0, the servers on core 1; PostgreSQL runs where
  * the kernel puts it and is not counted.
  *
- *   BENCH_SECONDS (3)  BENCH_CONNECTIONS (32)
+ *   BENCH_SECONDS (3)  BENCH_CONNECTIONS (32)  BENCH_ONLY (substring of set-up names)
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -248,7 +248,7 @@ async function measure(
     cpuUs: requests > 0 ? (ticks * (1e6 / CLK_TCK)) / requests : Number.NaN,
     non2xx: result.non2xx,
   });
-  console.log(`  ${setup.name} / ${scenario}: ${Math.round(result.rps)} req/s`);
+  console.log(`  ${setup.name} / ${scenario}: ${Math.round(result.rps)} req/s, ${result.non2xx} non-2xx ${result.errors}`);
 }
 
 async function gatewayRows(setup: Setup) {
@@ -271,6 +271,15 @@ async function gatewayRows(setup: Setup) {
   });
 }
 
+const setupNames = [
+  "bare, 1 process",
+  "SQLite, 1 process",
+  "bare, 2 processes, one port",
+  "SQLite, --workers 2",
+  "PostgreSQL, 1 replica",
+  "bare, 3 behind HAProxy",
+  "PostgreSQL, 3 replicas, HAProxy",
+];
 const plans: Array<() => Promise<Setup>> = [
   () => bareSetup("bare, 1 process", 1, false),
   () => gatewaySetup("SQLite, 1 process", { DATABASE_PATH: join(dir, "one.db") }, 1, 1),
@@ -281,7 +290,9 @@ const plans: Array<() => Promise<Setup>> = [
   async () =>
     gatewaySetup("PostgreSQL, 3 replicas, HAProxy", { DATABASE_URL: await pg.createDatabase("b3") }, 3, 1),
 ];
-for (const plan of plans) {
+const ONLY = process.env.BENCH_ONLY;
+for (const [i, plan] of plans.entries()) {
+  if (ONLY && !setupNames[i]!.includes(ONLY)) continue;
   const setup = await plan();
   try {
     if (setup.name.startsWith("bare")) await measure(setup, "same JSON (baseline)", { url: `${setup.url}/` });

@@ -47,6 +47,7 @@ export async function runWrk(options: WrkOptions): Promise<WrkResult> {
   const p50 = ms(/^\s+50%\s+(\S+)/m.exec(out)?.[1]);
   const p99 = ms(/^\s+99%\s+(\S+)/m.exec(out)?.[1]);
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
-  const errors = /Socket errors:.*$/m.exec(out)?.[0] ?? "";
+  const statuses = [...out.matchAll(/^status (\d+): (\d+)$/gm)].map((m) => `${m[1]}×${m[2]}`).join(" ");
+  const errors = [/Socket errors:.*$/m.exec(out)?.[0] ?? "", statuses].filter(Boolean).join(" ");
   return { rps, p50, p99, non2xx, errors };
 }

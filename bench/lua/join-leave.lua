@@ -15,3 +15,19 @@ function request()
   end
   return wrk.format("POST", "/v1/resources/" .. targets[(k % #targets) + 1] .. "/join")
 end
+-- Non-2xx answers by status, printed at the end (counted per wrk thread, summed in done()).
+local threads = {}
+function setup(thread)
+  table.insert(threads, thread)
+end
+nonok = ""
+function response(status, headers, body)
+  if status >= 300 then nonok = nonok .. status .. " " end
+end
+function done(summary, latency, requests)
+  local counts = {}
+  for _, thread in ipairs(threads) do
+    for status in string.gmatch(thread:get("nonok"), "%d+") do counts[status] = (counts[status] or 0) + 1 end
+  end
+  for status, count in pairs(counts) do io.write(string.format("status %s: %d\n", status, count)) end
+end
