@@ -248,7 +248,9 @@ async function measure(
     cpuUs: requests > 0 ? (ticks * (1e6 / CLK_TCK)) / requests : Number.NaN,
     non2xx: result.non2xx,
   });
-  console.log(`  ${setup.name} / ${scenario}: ${Math.round(result.rps)} req/s, ${result.non2xx} non-2xx ${result.errors}`);
+  console.log(
+    `  ${setup.name} / ${scenario}: ${Math.round(result.rps)} req/s, ${result.non2xx} non-2xx ${result.errors}`,
+  );
 }
 
 async function gatewayRows(setup: Setup) {
