@@ -32,8 +32,8 @@ function config(frontends: Array<Frontend & { port: number }>): string {
     "  timeout connect 1s",
     "  timeout client 30s",
     "  timeout server 30s",
-    // Server-Sent Events stay open: the tunnel timeout covers a quiet stream between heartbeats.
-    "  timeout tunnel 1h",
+    // Server-Sent Events are ordinary responses here (no upgrade, so no tunnel timeout): the
+    // gateway's 15 s heartbeat keeps a quiet stream inside the 30 s client and server timeouts.
     "  retries 2",
     "  option redispatch 1",
     "  retry-on conn-failure empty-response response-timeout",
@@ -45,7 +45,9 @@ function config(frontends: Array<Frontend & { port: number }>): string {
       `  default_backend ${frontend.name}_replicas`,
       `backend ${frontend.name}_replicas`,
       "  balance roundrobin",
-      "  option httpchk GET /readyz",
+      // HTTP/1.1 with a Host header: HAProxy's default check is HTTP/1.0 without one.
+      "  option httpchk",
+      "  http-check send meth GET uri /readyz ver HTTP/1.1 hdr Host localhost",
       "  http-check expect status 200",
       "  default-server check inter 200ms fall 2 rise 1",
       "  http-response set-header X-Replica %[srv_name]",
