@@ -18,6 +18,7 @@ import { keyringFrom } from "../src/server/auth/keyring.ts";
 import { CookieSealer } from "../src/server/auth/seal.ts";
 import { startHaproxy } from "../tests/helpers/haproxy.ts";
 import { startPostgres } from "../tests/helpers/postgres.ts";
+import { waitReady } from "../tests/helpers/ready.ts";
 import { freePort, signIn, tempDir } from "../tests/helpers/stack.ts";
 import { ensureWrk, runWrk } from "./wrk.ts";
 
@@ -74,20 +75,6 @@ function cpuTicks(pids: number[]): number {
   return ticks;
 }
 
-async function waitReady(url: string) {
-  for (let i = 0; i < 400; i++) {
-    if (
-      await fetch(`${url}/readyz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
-    await Bun.sleep(25);
-  }
-  throw new Error(`${url} did not become ready`);
-}
-
 interface Setup {
   name: string;
   url: string;
@@ -125,7 +112,7 @@ async function gatewaySetup(
     );
     urls.push(`http://127.0.0.1:${port}`);
   }
-  await Promise.all(urls.map(waitReady));
+  await Promise.all(urls.map((url) => waitReady(url)));
   const lb =
     replicas > 1
       ? await startHaproxy([{ name: "public", servers: urls.map((u) => new URL(u).host) }])

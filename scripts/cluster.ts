@@ -10,6 +10,7 @@ import { startDevIdp } from "../src/devidp/index.ts";
 import { devApps } from "../src/server/dev.ts";
 import { randomId } from "../src/server/lib/crypto.ts";
 import { startPostgres } from "../tests/helpers/postgres.ts";
+import { waitReady } from "../tests/helpers/ready.ts";
 import { tempDir } from "../tests/helpers/stack.ts";
 
 const LB = "http://127.0.0.1:8080";
@@ -52,18 +53,7 @@ const children = REPLICAS.map((ports) =>
     stderr: "inherit",
   }),
 );
-for (const ports of REPLICAS) {
-  for (let i = 0; i < 400; i++) {
-    if (
-      await fetch(`http://127.0.0.1:${ports.public}/readyz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    await Bun.sleep(25);
-  }
-}
+await Promise.all(REPLICAS.map((ports) => waitReady(`http://127.0.0.1:${ports.public}`)));
 const lb = Bun.spawn(["haproxy", "-db", "-f", "deploy/haproxy/haproxy.cfg"], {
   stdout: "ignore",
   stderr: "inherit",

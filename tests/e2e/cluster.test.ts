@@ -16,6 +16,7 @@ import { createGateway, type Gateway } from "../../src/server/gateway.ts";
 import { sql } from "../helpers/db.ts";
 import { type Haproxy, startHaproxy } from "../helpers/haproxy.ts";
 import { testEngine } from "../helpers/postgres.ts";
+import { waitReady } from "../helpers/ready.ts";
 import { CSRF, freePort, type Stack, signIn, startStack } from "../helpers/stack.ts";
 
 const ADMIN = { authorization: "Bearer cluster-token" };
@@ -40,20 +41,6 @@ function spawnReplica(env: Record<string, string>, port: number, adminPort: numb
   });
 }
 
-async function ready(url: string) {
-  for (let i = 0; i < 400; i++) {
-    if (
-      await fetch(`${url}/readyz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
-    await Bun.sleep(25);
-  }
-  throw new Error(`${url} never became ready`);
-}
-
 describe.if(testEngine === "postgres")("three replicas on PostgreSQL behind HAProxy", () => {
   beforeAll(async () => {
     stack = await startStack({ env: { ADMIN_TOKEN: "cluster-token" } });
@@ -76,7 +63,7 @@ describe.if(testEngine === "postgres")("three replicas on PostgreSQL behind HAPr
         adminUrl: `http://127.0.0.1:${adminPort}`,
       });
     }
-    await Promise.all(replicas.map((r) => ready(r.url)));
+    await Promise.all(replicas.map((r) => waitReady(r.url)));
     lb = await startHaproxy([
       { name: "public", servers: replicas.map((r) => new URL(r.url).host) },
       {

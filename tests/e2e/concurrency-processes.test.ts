@@ -13,6 +13,7 @@ import { AppRegistry } from "../../src/server/apps/registry.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import { createGateway, type Gateway } from "../../src/server/gateway.ts";
 import { databaseEnv, sql } from "../helpers/db.ts";
+import { waitReady } from "../helpers/ready.ts";
 import { freePort, tempDir } from "../helpers/stack.ts";
 
 const CLIENT = "race-web";
@@ -56,18 +57,7 @@ beforeAll(async () => {
     );
     urls.push(`http://127.0.0.1:${port}`);
   }
-  for (const url of urls) {
-    for (let i = 0; i < 200; i++) {
-      if (
-        await fetch(`${url}/healthz`).then(
-          (r) => r.ok,
-          () => false,
-        )
-      )
-        break;
-      await Bun.sleep(25);
-    }
-  }
+  await Promise.all(urls.map((url) => waitReady(url, "/healthz")));
 }, 30_000);
 afterAll(() => {
   for (const child of children) child.kill(9);

@@ -33,12 +33,6 @@ export type Dialect = "sqlite" | "postgres";
 
 export interface TransactionOptions {
   /**
-   * The transaction may wait on something slow (a provider call under `lock`). SQLite never waits
-   * inside a write transaction (it would stop every other write), so it refuses such a unit of work;
-   * PostgreSQL runs it on its own connection.
-   */
-  long?: boolean;
-  /**
    * What the transaction deletes or overwrites holds a secret: no free page of the database file (or its
    * log) may keep the old bytes (SQLite: `secure_delete`, then a WAL checkpoint that truncates it).
    */

@@ -174,8 +174,6 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqliteSto
   };
 
   const transaction = <T>(fn: (tx: Tx) => Promise<T>, txOptions: TransactionOptions = {}): Promise<T> => {
-    if (txOptions.long)
-      throw new Error("a SQLite write transaction must not wait on anything slow (options.long)");
     waitingWrites++;
     const turn = tail.then(() => {
       waitingWrites--;

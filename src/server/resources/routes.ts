@@ -29,7 +29,7 @@ export async function apiPrincipal(gateway: Gateway, request: Request): Promise<
 export function resourceRoutes(gateway: Gateway) {
   const { membership } = gateway;
   const { store } = membership;
-  const change = (...args: Parameters<typeof membership.transition>) => membership.transition(...args);
+  const change = membership.transition.bind(membership);
   return (
     new Elysia({ name: "resource-routes", prefix: "/v1/resources" })
       // derive (not resolve): who is calling is settled before the body is validated, so an anonymous

@@ -83,24 +83,16 @@ export class ResourceStore {
     return tx ?? this.storage;
   }
 
-  async getResource(id: string, tx?: Tx): Promise<ResourceRow | undefined> {
-    const usable = this.cacheUsable(tx);
-    const cached = usable ? this.resourceCache.get(id) : undefined;
-    if (cached) return cached;
-    const row = await this.sql(tx).get<ResourceRow>(
-      `SELECT ${RESOURCE_COLUMNS} FROM resources WHERE id = $1`,
-      [id],
-    );
-    if (row) row.discoverable = Boolean(row.discoverable);
-    if (row && usable) this.resourceCache.set(id, row);
-    return row;
+  getResource(id: string, tx?: Tx): Promise<ResourceRow | undefined> {
+    return this.readResource(id, tx, this.cacheUsable(tx));
   }
 
-  /** The hot read: a resource and the caller's membership (both usually from memory). */
+  /** The hot read: a resource and the caller's membership (both usually from memory, one version check). */
   async getResourceFor(id: string, userId: string): Promise<ResourceWithMembership | undefined> {
-    const resource = await this.getResource(id);
+    const usable = this.cacheUsable(undefined);
+    const resource = await this.readResource(id, undefined, usable);
     if (!resource) return undefined;
-    const membership = await this.getMembership(id, userId);
+    const membership = await this.readMembership(id, userId, undefined, usable);
     return { ...resource, memberRole: membership?.role ?? null, memberState: membership?.state ?? null };
   }
 
@@ -109,13 +101,37 @@ export class ResourceStore {
       `SELECT ${RESOURCE_COLUMNS} FROM resources WHERE app_id = $1 AND type = $2 AND slug = $3`,
       [appId, type, slug],
     );
-    if (row) row.discoverable = Boolean(row.discoverable);
-    return row;
+    return row && asResource(row);
   }
 
-  async getMembership(resourceId: string, userId: string, tx?: Tx): Promise<MemberRow | undefined> {
+  getMembership(resourceId: string, userId: string, tx?: Tx): Promise<MemberRow | undefined> {
+    return this.readMembership(resourceId, userId, tx, this.cacheUsable(tx));
+  }
+
+  private async readResource(
+    id: string,
+    tx: Tx | undefined,
+    usable: boolean,
+  ): Promise<ResourceRow | undefined> {
+    const cached = usable ? this.resourceCache.get(id) : undefined;
+    if (cached) return cached;
+    const row = await this.sql(tx).get<ResourceRow>(
+      `SELECT ${RESOURCE_COLUMNS} FROM resources WHERE id = $1`,
+      [id],
+    );
+    if (!row) return undefined;
+    const resource = asResource(row);
+    if (usable) this.resourceCache.set(id, resource);
+    return resource;
+  }
+
+  private async readMembership(
+    resourceId: string,
+    userId: string,
+    tx: Tx | undefined,
+    usable: boolean,
+  ): Promise<MemberRow | undefined> {
     const key = `${resourceId}\n${userId}`;
-    const usable = this.cacheUsable(tx);
     const cached = usable ? this.memberCache.get(key) : undefined;
     if (cached !== undefined) return cached ?? undefined;
     const row = await this.sql(tx).get<MemberRow>(
@@ -149,8 +165,7 @@ export class ResourceStore {
        ORDER BY r.created_at DESC, r.id DESC`,
       type === undefined ? [userId, state, appId] : [userId, state, appId, type],
     );
-    for (const row of rows) row.discoverable = Boolean(row.discoverable);
-    return rows;
+    return rows.map(asResource);
   }
 
   async countPendingInvites(appId: string, inviterId: string, tx: Tx): Promise<number> {
@@ -333,6 +348,12 @@ export class ResourceStore {
     await tx.run("DELETE FROM members WHERE resource_id = $1 AND user_id = $2", [resourceId, userId]);
     this.evictMember(tx, resourceId, userId);
   }
+}
+
+/** A resource row as both engines give it, with `discoverable` a boolean (SQLite stores 0/1). */
+function asResource(row: ResourceRow): ResourceRow {
+  row.discoverable = Boolean(row.discoverable);
+  return row;
 }
 
 /** Two newest-first lists of rows as one, newest first by (createdAt, id), each id once, at most `limit`. */
