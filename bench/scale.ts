@@ -10,6 +10,7 @@
  * the kernel puts it and is not counted.
  *
  *   BENCH_SECONDS (3)  BENCH_CONNECTIONS (32)  BENCH_ONLY (substring of set-up names)
+ *   BENCH_PROFILE=DIR: the gateway processes write a CPU profile (Markdown) into DIR when they stop
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -30,6 +31,8 @@ const dir = tempDir("sg-scale-");
 const REDIRECT = "http://127.0.0.1:5996/callback";
 const SECRET = "bench-scale-secret-0123456789abcdef";
 const CLK_TCK = 100;
+const PROFILE = process.env.BENCH_PROFILE;
+const profileFlags = PROFILE ? ["--cpu-prof-md", `--cpu-prof-dir=${PROFILE}`] : [];
 
 await ensureWrk();
 const idp = await startDevIdp({
@@ -103,7 +106,7 @@ async function gatewaySetup(
     const port = freePort();
     const args = workers > 1 ? ["--workers", String(workers)] : [];
     procs.push(
-      Bun.spawn(pinned(["bun", "src/server/main.ts", "serve", ...args], "1"), {
+      Bun.spawn(pinned(["bun", ...profileFlags, "src/server/main.ts", "serve", ...args], "1"), {
         cwd: root,
         env: { ...env, PORT: String(port), ADMIN_PORT: String(freePort()) },
         stdout: "ignore",

@@ -28,7 +28,7 @@ const T0 = Date.UTC(2020, 0, 1);
 function seed(rows: Array<[name: string, createdAt: number]>): Promise<void> {
   return k.gw.gateway.storage.transaction(async (tx) => {
     for (const [name, createdAt] of rows)
-      await store.insertResource(tx, {
+      store.insertResource(tx, {
         id: crypto.randomUUID(),
         appId: "cp",
         type: "album",

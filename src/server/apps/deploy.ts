@@ -42,7 +42,7 @@ export async function deployApp(
         `INSERT INTO deployments (app_id, config, created_at) VALUES ($1, $2, $3) RETURNING ${DEPLOYMENT_COLUMNS}`,
         [app.id, config, now],
       ))!;
-      await appendEvent(tx, {
+      appendEvent(tx, {
         type: "app.deployed",
         actor: owner,
         data: { appId: app.id, deploymentId: active.id },
@@ -57,7 +57,7 @@ export async function deployApp(
       const existing = await store.findStatic(app.id, item.type, item.slug, tx);
       if (!existing) {
         const id = Bun.randomUUIDv7();
-        await store.insertResource(tx, {
+        store.insertResource(tx, {
           id,
           appId: app.id,
           type: item.type,
@@ -69,7 +69,7 @@ export async function deployApp(
           memberCount: 0,
           createdAt: now,
         });
-        await appendEvent(tx, {
+        appendEvent(tx, {
           type: "resource.created",
           actor: owner,
           resourceId: id,
@@ -80,8 +80,8 @@ export async function deployApp(
         existing.visibility !== pair.visibility ||
         Boolean(existing.discoverable) !== pair.discoverable
       ) {
-        await store.updateResource(tx, existing.id, item.name, pair.visibility, pair.discoverable);
-        await appendEvent(tx, {
+        store.updateResource(tx, existing.id, item.name, pair.visibility, pair.discoverable);
+        appendEvent(tx, {
           type: "resource.updated",
           actor: owner,
           resourceId: existing.id,

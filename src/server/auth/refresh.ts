@@ -6,12 +6,13 @@
  *   when it was rotated. A token of the session that is not the current one, presented within the
  *   grace (30 s) of the last rotation, gets the current session, whichever process answers and even
  *   right after a restart. After the grace it is theft: the caller ends the session (see sessions.ts).
- * - One rotation at a time per session: a process claims a short lease on the row (`refresh_lease_until`,
- *   only while the row still holds the presented token) before calling the provider; a process that
- *   finds the lease taken waits for the row to change. In one process, concurrent requests share one call.
+ * - One rotation at a time per session: a process claims the session (`SessionStore.claimRefresh`: a
+ *   lock held by its database connection on PostgreSQL, a lease on the row on SQLite), only while the
+ *   row still holds the presented token, before calling the provider; a process that finds the claim
+ *   taken waits for the row to change. In one process, concurrent requests share one call.
  * - A request waits at most `waitMs` (5 s) and then answers 502, but the provider call goes on (bounded
  *   by `callTimeoutMs`, 30 s) and its result is stored if it arrives, so the session is never left on
- *   a spent token; the next refresh finds either the rotation or the lease, and waits for it.
+ *   a spent token; the next refresh finds either the rotation or the claim, and waits for it.
  */
 import type { AppRegistry } from "../apps/registry.ts";
 import { type HydraClient, IdpUnavailable } from "../idp/hydra.ts";
@@ -62,8 +63,11 @@ export class Refresher {
       const running = this.inflight.get(row.id);
       if (running) return within(running, deadline);
       const leaseUntil = Date.now() + this.options.callTimeoutMs + 1000;
-      if (await store.claimRefresh(row.id, presented, leaseUntil)) {
-        const call = this.rotate(row, cookie).finally(() => this.inflight.delete(row.id));
+      const claim = await store.claimRefresh(row.id, presented, leaseUntil);
+      if (claim) {
+        const call = this.rotate(row, cookie)
+          .finally(() => claim.release().catch(() => {}))
+          .finally(() => this.inflight.delete(row.id));
         this.inflight.set(row.id, call);
         return within(call, deadline);
       }
@@ -89,45 +93,39 @@ export class Refresher {
 
   private async rotate(row: SessionRow, cookie: SessionCookie): Promise<RefreshOutcome> {
     const { store, sealer, hydra, apps } = this.options;
-    let stored = false;
-    try {
-      const client = apps.lookupClient(row.clientId)?.client;
-      const result = await hydra.refresh(
-        { clientId: row.clientId, clientSecret: client?.clientSecret },
-        cookie.rt!,
-        this.options.callTimeoutMs,
-      );
-      if (!result.ok) {
-        // invalid_grant: the token expired, was revoked or reused; the grant is gone, so is the session.
-        // Anything else (invalid_client, a provider hiccup) says nothing about the session: keep it.
-        if (result.error !== "invalid_grant") throw new IdpUnavailable(`refresh answered ${result.error}`);
-        await this.options.end(row.id, "refresh_invalid");
-        return { kind: "ended" };
-      }
-      const tokens = result.tokens;
-      const aexp = this.options.accessExpiry(tokens.expiresIn);
-      const next: SessionCookie = {
-        ...cookie,
-        at: tokens.accessToken,
-        rt: tokens.refreshToken ?? cookie.rt,
-        aexp,
-      };
-      const [sealed, refreshSealed] = await Promise.all([
-        sealer.seal(next),
-        tokens.refreshToken ? sealer.sealText(tokens.refreshToken) : undefined,
-      ]);
-      const refresh =
-        tokens.refreshToken && refreshSealed
-          ? { hash: sha256(tokens.refreshToken), sealed: refreshSealed }
-          : undefined;
-      const updated = await store.rotate(row.id, refresh, aexp, sealer.currentKeyId, sealed);
-      stored = true;
-      if (!updated) return { kind: "ended" };
-      this.options.remember(sealed, next, updated.expiresAt);
-      return { kind: "ok", sealed, cookie: next, row: updated };
-    } finally {
-      if (!stored) await store.releaseRefresh(row.id).catch(() => {});
+    const client = apps.lookupClient(row.clientId)?.client;
+    const result = await hydra.refresh(
+      { clientId: row.clientId, clientSecret: client?.clientSecret },
+      cookie.rt!,
+      this.options.callTimeoutMs,
+    );
+    if (!result.ok) {
+      // invalid_grant: the token expired, was revoked or reused; the grant is gone, so is the session.
+      // Anything else (invalid_client, a provider hiccup) says nothing about the session: keep it.
+      if (result.error !== "invalid_grant") throw new IdpUnavailable(`refresh answered ${result.error}`);
+      await this.options.end(row.id, "refresh_invalid");
+      return { kind: "ended" };
     }
+    const tokens = result.tokens;
+    const aexp = this.options.accessExpiry(tokens.expiresIn);
+    const next: SessionCookie = {
+      ...cookie,
+      at: tokens.accessToken,
+      rt: tokens.refreshToken ?? cookie.rt,
+      aexp,
+    };
+    const [sealed, refreshSealed] = await Promise.all([
+      sealer.seal(next),
+      tokens.refreshToken ? sealer.sealText(tokens.refreshToken) : undefined,
+    ]);
+    const refresh =
+      tokens.refreshToken && refreshSealed
+        ? { hash: sha256(tokens.refreshToken), sealed: refreshSealed }
+        : undefined;
+    const updated = await store.rotate(row.id, refresh, aexp, sealer.currentKeyId, sealed);
+    if (!updated) return { kind: "ended" };
+    this.options.remember(sealed, next, updated.expiresAt);
+    return { kind: "ok", sealed, cookie: next, row: updated };
   }
 }
 

@@ -7,7 +7,7 @@
  * `last_seen_at` is written lazily: at most once a minute per session, batched into one transaction.
  */
 import type { sessions } from "../db/schema.ts";
-import type { Param, Storage } from "../db/sql.ts";
+import type { HeldLock, Param, Storage } from "../db/sql.ts";
 import { appendEvent } from "../events/log.ts";
 import { randomId } from "../lib/crypto.ts";
 import { Lru } from "../lib/lru.ts";
@@ -116,7 +116,7 @@ export class SessionStore {
           row.cookieKeyId,
         ],
       );
-      await appendEvent(tx, {
+      appendEvent(tx, {
         type: "session.created",
         userId: row.userId,
         actor: row.userId,
@@ -128,21 +128,47 @@ export class SessionStore {
   }
 
   /**
-   * Claims the right to rotate a session at the provider: only while the row still holds the presented
-   * refresh token and no other lease runs. Returns whether this caller holds the lease now.
+   * Claims the right to rotate a session at the provider, only while the row still holds the presented
+   * refresh token and no one else holds the claim; undefined otherwise. Release it once the rotation is
+   * stored (or given up).
+   *
+   * - Where the engine holds locks outside transactions (PostgreSQL): a lock on the session, then the
+   *   row read again under it. A holder that dies frees it at once; no clock is involved.
+   * - Otherwise (SQLite, processes of one host sharing one clock): a lease on the row until `until`,
+   *   longer than the provider call may last. A holder that dies blocks the session's refresh until then.
    */
-  async claimRefresh(id: string, refreshHash: string, until: number, now = Date.now()): Promise<boolean> {
+  async claimRefresh(id: string, refreshHash: string, until: number): Promise<HeldLock | undefined> {
+    if (this.storage.holdLock) {
+      const lock = await this.storage.holdLock(`refresh:${id}`);
+      if (!lock) return undefined;
+      const current = await this.storage
+        .get("SELECT 1 AS ok FROM sessions WHERE id = $1 AND refresh_hash = $2 AND ended_at IS NULL", [
+          id,
+          refreshHash,
+        ])
+        .catch(async (error) => {
+          await lock.release();
+          throw error;
+        });
+      if (current) return lock;
+      await lock.release();
+      return undefined;
+    }
     const changed = await this.storage.run(
       `UPDATE sessions SET refresh_lease_until = $4 WHERE id = $1 AND refresh_hash = $2 AND ended_at IS NULL
        AND (refresh_lease_until IS NULL OR refresh_lease_until < $3)`,
-      [id, refreshHash, now, until],
+      [id, refreshHash, Date.now(), until],
     );
-    return changed === 1;
-  }
-
-  /** Gives a lease back (the provider call failed without an answer about the session). */
-  async releaseRefresh(id: string): Promise<void> {
-    await this.storage.run("UPDATE sessions SET refresh_lease_until = NULL WHERE id = $1", [id]);
+    if (changed !== 1) return undefined;
+    return {
+      // A stored rotation has ended the lease already; this gives back one that was not used.
+      release: async () => {
+        await this.storage.run(
+          "UPDATE sessions SET refresh_lease_until = NULL WHERE id = $1 AND refresh_lease_until = $2",
+          [id, until],
+        );
+      },
+    };
   }
 
   /**
@@ -187,7 +213,7 @@ export class SessionStore {
           currentCookie,
         ],
       );
-      await appendEvent(tx, {
+      appendEvent(tx, {
         type: "session.refreshed",
         userId: current.userId,
         actor: current.userId,
@@ -212,7 +238,7 @@ export class SessionStore {
         const current = await tx.get<SessionRow>(BY_ID, [id]);
         if (!current || current.endedAt !== null) return undefined;
         await tx.run("UPDATE sessions SET ended_at = $2, end_reason = $3 WHERE id = $1", [id, now, reason]);
-        await appendEvent(tx, {
+        appendEvent(tx, {
           type: eventType,
           userId: current.userId,
           actor: actor ?? current.userId,

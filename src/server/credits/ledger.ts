@@ -20,7 +20,7 @@ async function insertWelcome(tx: Tx, userId: string, amountMicros: number): Prom
 export function grantWelcomeCredit(storage: Storage, userId: string, amountMicros: number): Promise<boolean> {
   return storage.transaction(async (tx) => {
     if (!(await insertWelcome(tx, userId, amountMicros))) return false;
-    await appendEvent(tx, { type: "credit.welcome", userId, actor: userId, data: { amountMicros } });
+    appendEvent(tx, { type: "credit.welcome", userId, actor: userId, data: { amountMicros } });
     return true;
   });
 }
@@ -38,7 +38,7 @@ export function recordConsent(
 ): Promise<boolean> {
   return storage.transaction(async (tx) => {
     const welcomed = await insertWelcome(tx, userId, amountMicros);
-    await appendEvent(tx, {
+    appendEvent(tx, {
       type: "consent.accepted",
       userId,
       actor: userId,

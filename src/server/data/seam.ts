@@ -110,8 +110,8 @@ export class DataSeam {
   }
 
   /** A member who comes back (join, accept, auto-join) sees their hidden rows again. */
-  async restoreOnRejoin(tx: Tx, resourceId: string, userId: string): Promise<void> {
-    await tx.run(
+  restoreOnRejoin(tx: Tx, resourceId: string, userId: string): void {
+    tx.write(
       "UPDATE resource_links SET hidden = false WHERE resource_id = $1 AND contributor_id = $2 AND hidden = true",
       [resourceId, userId],
     );

@@ -21,6 +21,13 @@ export interface Sql {
 }
 
 export interface Tx extends Sql {
+  /**
+   * A write whose answer is not needed. It runs in order with the transaction's other statements but
+   * is not waited for: PostgreSQL sends it with the ones that follow (the last writes go out together
+   * with COMMIT). If it fails, the transaction fails with its error and nothing of it remains. Use
+   * `run` when the write's outcome decides what comes next.
+   */
+  write(text: string, params?: readonly Param[]): void;
   /** Waits until no other transaction holds `key`, then holds it until this one ends. */
   lock(key: string): Promise<void>;
   /** Runs `fn` once this transaction has committed (never after a rollback). */
@@ -44,8 +51,20 @@ export interface TransactionOptions {
   waitMs?: number;
 }
 
+/** A lock held outside any transaction (see `Storage.holdLock`). */
+export interface HeldLock {
+  release(): Promise<void>;
+}
+
 export interface Storage extends Sql {
   readonly dialect: Dialect;
+  /**
+   * Takes `key` if no one holds it, and keeps it outside any transaction until `release`, or until
+   * this process's connection to the database ends (a process that dies frees it at once, with no
+   * clock involved). Undefined when another holder has it. Engines without such a lock (SQLite)
+   * leave this out; callers then claim a time-limited lease on a row instead.
+   */
+  holdLock?(key: string): Promise<HeldLock | undefined>;
   /**
    * Runs `fn` in one write transaction and returns its result; a throw rolls everything back. While
    * another process holds SQLite's write lock, waits (never blocking the event loop) up to

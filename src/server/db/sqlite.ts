@@ -151,6 +151,9 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqliteSto
       all: async (text, params) => writer.all(text, params),
       get: async (text, params) => writer.get(text, params),
       run: async (text, params) => writer.run(text, params),
+      write: (text, params) => {
+        writer.run(text, params);
+      },
       // One write transaction at a time already: nothing else to wait for.
       lock: async () => {},
       afterCommit: (hook) => hooks.push(hook),

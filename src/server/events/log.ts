@@ -23,8 +23,9 @@ export interface EventInput {
   data?: Record<string, unknown>;
 }
 
-export async function appendEvent(tx: Tx, event: EventInput, at = Date.now()): Promise<void> {
-  await tx.run(
+/** Appends the event inside `tx` (a write not waited for: it fails the transaction if it fails). */
+export function appendEvent(tx: Tx, event: EventInput, at = Date.now()): void {
+  tx.write(
     "INSERT INTO events (type, actor, resource_id, user_id, data, at) VALUES ($1, $2, $3, $4, $5, $6)",
     [
       event.type,

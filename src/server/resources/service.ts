@@ -114,8 +114,8 @@ export class MembershipService {
       createdAt: now,
     };
     await this.storage.transaction(async (tx) => {
-      await this.store.insertResource(tx, row);
-      await this.store.insertMember(tx, {
+      this.store.insertResource(tx, row);
+      this.store.insertMember(tx, {
         resourceId: row.id,
         userId: principal.userId,
         appId: principal.appId,
@@ -125,7 +125,7 @@ export class MembershipService {
         createdAt: now,
         updatedAt: now,
       });
-      await appendEvent(tx, {
+      appendEvent(tx, {
         type: "resource.created",
         actor: principal.userId,
         resourceId: row.id,
@@ -147,9 +147,14 @@ export class MembershipService {
     targetUserId?: string,
   ): Promise<Change> {
     return this.storage.transaction(async (tx) => {
-      const resource = await this.lockedResource(tx, resourceId);
+      // Issued together (one round trip to PostgreSQL); they run in order, so the memberships are read
+      // once the resource is locked.
+      const [resource, actor, target] = await Promise.all([
+        this.store.lockResource(resourceId, tx),
+        this.store.getMembership(resourceId, principal.userId, tx),
+        targetUserId === undefined ? undefined : this.store.getMembership(resourceId, targetUserId, tx),
+      ]);
       if (!resource || resource.appId !== principal.appId) throw notFound();
-      const actor = await this.store.getMembership(resourceId, principal.userId, tx);
       if (trigger.kind === "delete" && resource.type === "_app")
         throw refusal("app_resource_undeletable", 403);
       // Request and join answer for resources the caller cannot see (a members-only join is 403),
@@ -159,8 +164,6 @@ export class MembershipService {
         trigger.kind === "join" ||
         (trigger.kind === "leave" && actor !== undefined);
       if (!exempt && !canSee(resource, actor)) throw notFound();
-      const target =
-        targetUserId === undefined ? undefined : await this.store.getMembership(resourceId, targetUserId, tx);
       let input: Trigger;
       if (trigger.kind === "delete") {
         input = { kind: "delete", actorIsOwner: isOwner(resource, principal.userId) };
@@ -169,12 +172,10 @@ export class MembershipService {
       } else {
         // The cap counts the inviter's pending invites across the app's resources: one inviter's
         // invites are counted and written one transaction at a time.
-        await tx.lock(`invites:${resource.appId}:${principal.userId}`);
-        const pendingInvitesOfActor = await this.store.countPendingInvites(
-          resource.appId,
-          principal.userId,
-          tx,
-        );
+        const [, pendingInvitesOfActor] = await Promise.all([
+          tx.lock(`invites:${resource.appId}:${principal.userId}`),
+          this.store.countPendingInvites(resource.appId, principal.userId, tx),
+        ]);
         input = { ...trigger, pendingInvitesOfActor };
       }
       const decision = decide(this.facts(resource), input, actor, target);
@@ -183,7 +184,7 @@ export class MembershipService {
       const before = targetUserId === undefined ? actor : target;
       await this.apply(tx, resource, decision.change, subject, before, principal.userId);
       if (decision.change.kind !== "none") {
-        await appendEvent(tx, {
+        appendEvent(tx, {
           type: EVENT[trigger.kind],
           actor: principal.userId,
           resourceId,
@@ -201,15 +202,10 @@ export class MembershipService {
   }
 
   /**
-   * The resource row, read in the transaction after taking its lock: every change to one resource's
-   * memberships (and its member count) is decided one transaction at a time.
+   * Applies a decided change inside the caller's write transaction. Its writes are not waited for
+   * (`tx.write`): PostgreSQL receives them together with COMMIT, and a failure of any fails the
+   * transaction. Only onMemberRemove policies read before they write.
    */
-  private async lockedResource(tx: Tx, resourceId: string): Promise<ResourceRow | undefined> {
-    await tx.lock(`resource:${resourceId}`);
-    return this.store.getResource(resourceId, tx);
-  }
-
-  /** Applies a decided change inside the caller's write transaction. */
   async apply(
     tx: Tx,
     resource: ResourceRow,
@@ -221,7 +217,7 @@ export class MembershipService {
     const now = Date.now();
     switch (change.kind) {
       case "add":
-        await this.store.insertMember(tx, {
+        this.store.insertMember(tx, {
           resourceId: resource.id,
           userId,
           appId: resource.appId,
@@ -231,32 +227,32 @@ export class MembershipService {
           createdAt: now,
           updatedAt: now,
         });
-        if (change.state === "active") await this.becameActive(tx, resource, userId);
+        if (change.state === "active") this.becameActive(tx, resource, userId);
         return;
       case "activate":
-        await this.store.updateMember(tx, resource.id, userId, change.role, "active", now);
-        await this.becameActive(tx, resource, userId);
+        this.store.updateMember(tx, resource.id, userId, change.role, "active", now);
+        this.becameActive(tx, resource, userId);
         return;
       case "setRole":
-        await this.store.updateMember(tx, resource.id, userId, change.role, "active", now);
+        this.store.updateMember(tx, resource.id, userId, change.role, "active", now);
         return;
       case "drop":
-        await this.store.deleteMember(tx, resource.id, userId);
-        if (before?.state === "active") await this.store.addToCount(tx, resource, -1);
+        this.store.deleteMember(tx, resource.id, userId);
+        if (before?.state === "active") this.store.addToCount(tx, resource, -1);
         if (change.policies) await this.seam.applyMemberRemoval(tx, resource.appId, resource.id, userId, now);
         return;
       case "deleteResource":
         // Members, links and retained copies go with it (foreign keys ON DELETE CASCADE).
-        await this.store.deleteResource(tx, resource.id);
+        this.store.deleteResource(tx, resource.id);
         return;
       case "none":
         return;
     }
   }
 
-  private async becameActive(tx: Tx, resource: ResourceRow, userId: string): Promise<void> {
-    await this.store.addToCount(tx, resource, 1);
-    await this.seam.restoreOnRejoin(tx, resource.id, userId);
+  private becameActive(tx: Tx, resource: ResourceRow, userId: string): void {
+    this.store.addToCount(tx, resource, 1);
+    this.seam.restoreOnRejoin(tx, resource.id, userId);
   }
 
   /**
@@ -271,15 +267,17 @@ export class MembershipService {
     write?: (tx: Tx, resource: ResourceRow) => Promise<void>,
   ): Promise<{ role: string; joined: boolean }> {
     return this.storage.transaction(async (tx) => {
-      const resource = await this.lockedResource(tx, resourceId);
+      const [resource, actor] = await Promise.all([
+        this.store.lockResource(resourceId, tx),
+        this.store.getMembership(resourceId, userId, tx),
+      ]);
       if (!resource) throw notFound();
-      const actor = await this.store.getMembership(resourceId, userId, tx);
       const decision = decide(this.facts(resource), { kind: "autoJoin" }, actor);
       if (!decision.ok) throw refusal(decision.code, decision.status);
       const change = decision.change;
       if (change.kind === "add") {
         await this.apply(tx, resource, change, userId, undefined, userId);
-        await appendEvent(tx, {
+        appendEvent(tx, {
           type: EVENT.autoJoin,
           actor: userId,
           resourceId,
@@ -295,11 +293,11 @@ export class MembershipService {
   /** An operator cancels a pending invite or request (no policies: nothing was contributed). */
   cancelPending(resourceId: string, userId: string, actor: string): Promise<boolean> {
     return this.storage.transaction(async (tx) => {
-      const resource = await this.lockedResource(tx, resourceId);
+      const resource = await this.store.lockResource(resourceId, tx);
       const current = resource && (await this.store.getMembership(resourceId, userId, tx));
       if (!resource || !current || current.state === "active") return false;
       await this.apply(tx, resource, { kind: "drop", policies: false }, userId, current, actor);
-      await appendEvent(tx, {
+      appendEvent(tx, {
         type: "member.cancelled",
         actor,
         resourceId,
@@ -314,7 +312,7 @@ export class MembershipService {
   joinAppResource(appId: string, userId: string, options?: TransactionOptions): Promise<boolean> {
     return this.storage.transaction(async (tx) => {
       const found = await this.store.findStatic(appId, "_app", "_app", tx);
-      const resource = found && (await this.lockedResource(tx, found.id));
+      const resource = found && (await this.store.lockResource(found.id, tx));
       if (!resource) return false;
       const current = await this.store.getMembership(resource.id, userId, tx);
       if (current?.state === "active") return false;
@@ -324,7 +322,7 @@ export class MembershipService {
         ? { kind: "activate", role: current.state === "invited" ? current.role : role }
         : { kind: "add", state: "active", role };
       await this.apply(tx, resource, change, userId, current, userId);
-      await appendEvent(tx, {
+      appendEvent(tx, {
         type: "member.joined",
         actor: userId,
         resourceId: resource.id,

@@ -87,12 +87,28 @@ export class ResourceStore {
     return this.readResource(id, tx, this.cacheUsable(tx));
   }
 
+  /**
+   * The resource row, locked until `tx` ends: changes to one resource's memberships (and its member
+   * count) are decided one transaction at a time. PostgreSQL locks the row (`FOR UPDATE`, which also
+   * returns the row as the lock holder committed it); SQLite runs one write transaction at a time.
+   */
+  async lockResource(id: string, tx: Tx): Promise<ResourceRow | undefined> {
+    const row = await tx.get<ResourceRow>(
+      `SELECT ${RESOURCE_COLUMNS} FROM resources WHERE id = $1${this.storage.dialect === "postgres" ? " FOR UPDATE" : ""}`,
+      [id],
+    );
+    return row && asResource(row);
+  }
+
   /** The hot read: a resource and the caller's membership (both usually from memory, one version check). */
   async getResourceFor(id: string, userId: string): Promise<ResourceWithMembership | undefined> {
     const usable = this.cacheUsable(undefined);
-    const resource = await this.readResource(id, undefined, usable);
+    // Both asked at once: one round trip when nothing is cached (PostgreSQL).
+    const [resource, membership] = await Promise.all([
+      this.readResource(id, undefined, usable),
+      this.readMembership(id, userId, undefined, usable),
+    ]);
     if (!resource) return undefined;
-    const membership = await this.readMembership(id, userId, undefined, usable);
     return { ...resource, memberRole: membership?.role ?? null, memberState: membership?.state ?? null };
   }
 
@@ -252,7 +268,7 @@ export class ResourceStore {
     );
   }
 
-  // ---- writes: inside the caller's transaction; caches are evicted once it commits ----
+  // ---- writes: inside the caller's transaction, not waited for (`tx.write`); caches are evicted once it commits ----
 
   private evictResource(tx: Tx, id: string): void {
     tx.afterCommit(() => this.resourceCache.delete(id));
@@ -262,8 +278,8 @@ export class ResourceStore {
     tx.afterCommit(() => this.memberCache.delete(`${resourceId}\n${userId}`));
   }
 
-  async insertResource(tx: Tx, row: Omit<ResourceRow, "seq">): Promise<void> {
-    await tx.run(
+  insertResource(tx: Tx, row: Omit<ResourceRow, "seq">): void {
+    tx.write(
       `INSERT INTO resources (id, app_id, type, name, name_fold, visibility, discoverable, owner_id, owner_kind, slug,
          member_count, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
       [
@@ -284,35 +300,32 @@ export class ResourceStore {
     this.evictResource(tx, row.id);
   }
 
-  async updateResource(
+  updateResource(
     tx: Tx,
     id: string,
     name: string,
     visibility: "members" | "public",
     discoverable: boolean,
-  ): Promise<void> {
-    await tx.run(
+  ): void {
+    tx.write(
       "UPDATE resources SET name = $1, name_fold = $2, visibility = $3, discoverable = $4 WHERE id = $5",
       [name, name.toLowerCase(), visibility, discoverable, id],
     );
     this.evictResource(tx, id);
   }
 
-  async deleteResource(tx: Tx, id: string): Promise<void> {
-    await tx.run("DELETE FROM resources WHERE id = $1", [id]);
+  deleteResource(tx: Tx, id: string): void {
+    tx.write("DELETE FROM resources WHERE id = $1", [id]);
     this.evictResource(tx, id);
   }
 
-  async addToCount(tx: Tx, resource: Pick<ResourceRow, "id" | "seq">, delta: number): Promise<void> {
-    await tx.run("UPDATE resources SET member_count = member_count + $1 WHERE seq = $2", [
-      delta,
-      resource.seq,
-    ]);
+  addToCount(tx: Tx, resource: Pick<ResourceRow, "id" | "seq">, delta: number): void {
+    tx.write("UPDATE resources SET member_count = member_count + $1 WHERE seq = $2", [delta, resource.seq]);
     this.evictResource(tx, resource.id);
   }
 
-  async insertMember(tx: Tx, row: MemberRow): Promise<void> {
-    await tx.run(
+  insertMember(tx: Tx, row: MemberRow): void {
+    tx.write(
       `INSERT INTO members (resource_id, user_id, app_id, role, state, invited_by, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
       [
@@ -329,23 +342,23 @@ export class ResourceStore {
     this.evictMember(tx, row.resourceId, row.userId);
   }
 
-  async updateMember(
+  updateMember(
     tx: Tx,
     resourceId: string,
     userId: string,
     role: Role,
     state: MemberState,
     now: number,
-  ): Promise<void> {
-    await tx.run(
+  ): void {
+    tx.write(
       "UPDATE members SET role = $1, state = $2, updated_at = $3 WHERE resource_id = $4 AND user_id = $5",
       [role, state, now, resourceId, userId],
     );
     this.evictMember(tx, resourceId, userId);
   }
 
-  async deleteMember(tx: Tx, resourceId: string, userId: string): Promise<void> {
-    await tx.run("DELETE FROM members WHERE resource_id = $1 AND user_id = $2", [resourceId, userId]);
+  deleteMember(tx: Tx, resourceId: string, userId: string): void {
+    tx.write("DELETE FROM members WHERE resource_id = $1 AND user_id = $2", [resourceId, userId]);
     this.evictMember(tx, resourceId, userId);
   }
 }

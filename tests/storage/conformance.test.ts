@@ -1,0 +1,272 @@
+/**
+ * The storage contract every engine keeps (src/server/db/sql.ts), checked against the engine this pass
+ * of the suite runs on: a SQLite file, or a database in the test PostgreSQL cluster
+ * (TEST_DATABASE=postgres). CI runs the suite once per engine, so both keep the same contract; a new
+ * engine passes this file before anything else. Each test opens two handles on one database where the
+ * contract is about other processes.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { openStorage } from "../../src/server/db/open.ts";
+import type { Storage, Tx } from "../../src/server/db/sql.ts";
+import { sharedPostgres, testEngine } from "../helpers/postgres.ts";
+import { tempDir } from "../helpers/stack.ts";
+
+let target: string;
+let storage: Storage;
+/** A second handle on the same database: another process, as far as the contract goes. */
+let other: Storage;
+
+beforeAll(async () => {
+  target =
+    testEngine === "postgres"
+      ? await (await sharedPostgres()).createDatabase("conformance")
+      : join(tempDir("sg-conformance-"), "conformance.db");
+  storage = await openStorage(target);
+  other = await openStorage(target);
+  await storage.run("CREATE TABLE kv (k text PRIMARY KEY, v bigint NOT NULL, flag boolean)");
+}, 60_000);
+
+afterAll(async () => {
+  await other?.close();
+  await storage?.close();
+}, 30_000);
+
+const value = async (s: Storage, k: string) =>
+  (await s.get<{ v: number }>("SELECT v FROM kv WHERE k = $1", [k]))?.v;
+
+describe(`the storage contract (${testEngine})`, () => {
+  test("$n placeholders, a parameter used twice, integers beyond 2^32 as numbers, booleans", async () => {
+    expect(await storage.run("INSERT INTO kv (k, v, flag) VALUES ($1, $2, $3)", ["a", 2 ** 40, true])).toBe(
+      1,
+    );
+    const row = await storage.get<{ v: number; same: boolean; flag: unknown }>(
+      "SELECT v, k = $1 AND $1 = 'a' AS same, flag FROM kv WHERE k = $1",
+      ["a"],
+    );
+    expect(row?.v).toBe(2 ** 40);
+    expect(typeof row?.v).toBe("number");
+    expect(Boolean(row?.same)).toBe(true);
+    expect(Boolean(row?.flag)).toBe(true);
+    expect(await storage.get("SELECT v FROM kv WHERE k = $1", ["nobody"])).toBeUndefined();
+    expect(await storage.all("SELECT v FROM kv WHERE k = $1", ["nobody"])).toEqual([]);
+    expect(await storage.run("UPDATE kv SET v = v + 1 WHERE k = $1", ["nobody"])).toBe(0);
+  });
+
+  test("a transaction commits all of its writes, and its result comes back", async () => {
+    const result = await storage.transaction(async (tx) => {
+      expect(await tx.run("INSERT INTO kv (k, v) VALUES ($1, $2)", ["t1", 1])).toBe(1);
+      tx.write("INSERT INTO kv (k, v) VALUES ($1, $2)", ["t2", 2]);
+      return "done";
+    });
+    expect(result).toBe("done");
+    expect(await value(storage, "t1")).toBe(1);
+    expect(await value(other, "t2")).toBe(2);
+  });
+
+  test("a throw rolls back every write of the transaction, waited for or not", async () => {
+    const failed = storage.transaction(async (tx) => {
+      await tx.run("INSERT INTO kv (k, v) VALUES ($1, $2)", ["r1", 1]);
+      tx.write("INSERT INTO kv (k, v) VALUES ($1, $2)", ["r2", 2]);
+      throw new Error("refused");
+    });
+    await expect(failed).rejects.toThrow("refused");
+    expect(await value(storage, "r1")).toBeUndefined();
+    expect(await value(storage, "r2")).toBeUndefined();
+  });
+
+  test("a write not waited for that fails fails the transaction with its own error, and nothing remains", async () => {
+    await storage.run("INSERT INTO kv (k, v) VALUES ($1, $2)", ["dup", 1]);
+    let returned = false;
+    const failed = storage.transaction(async (tx) => {
+      tx.write("UPDATE kv SET v = 100 WHERE k = $1", ["dup"]);
+      tx.write("INSERT INTO kv (k, v) VALUES ($1, $2)", ["dup", 2]);
+      tx.write("INSERT INTO kv (k, v) VALUES ($1, $2)", ["after-dup", 3]);
+      returned = true;
+    });
+    await expect(failed).rejects.toThrow(/unique|duplicate/i);
+    // SQLite runs each write at once, so its fn stops at the failure; PostgreSQL learns it at commit.
+    expect(returned).toBe(testEngine === "postgres");
+    expect(await value(storage, "dup")).toBe(1);
+    expect(await value(storage, "after-dup")).toBeUndefined();
+  });
+
+  test("statements of a transaction run in the order they were issued: a read sees the writes before it", async () => {
+    const seen = await storage.transaction(async (tx) => {
+      tx.write("INSERT INTO kv (k, v) VALUES ($1, $2)", ["o1", 1]);
+      tx.write("UPDATE kv SET v = v * 10 WHERE k = $1", ["o1"]);
+      const [a, b] = await Promise.all([
+        tx.get<{ v: number }>("SELECT v FROM kv WHERE k = $1", ["o1"]),
+        tx.run("UPDATE kv SET v = v + 1 WHERE k = $1", ["o1"]),
+      ]);
+      const c = await tx.get<{ v: number }>("SELECT v FROM kv WHERE k = $1", ["o1"]);
+      return [a?.v, b, c?.v];
+    });
+    expect(seen).toEqual([10, 1, 11]);
+  });
+
+  test("nothing of an open transaction is visible outside it until it commits", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let written!: () => void;
+    const wrote = new Promise<void>((resolve) => {
+      written = resolve;
+    });
+    const running = storage.transaction(async (tx) => {
+      await tx.run("INSERT INTO kv (k, v) VALUES ($1, $2)", ["hidden", 1]);
+      written();
+      await gate;
+    });
+    await wrote;
+    expect(await value(storage, "hidden")).toBeUndefined();
+    expect(await value(other, "hidden")).toBeUndefined();
+    release();
+    await running;
+    expect(await value(storage, "hidden")).toBe(1);
+    expect(await value(other, "hidden")).toBe(1);
+  });
+
+  test("afterCommit runs after a commit, never after a rollback", async () => {
+    const ran: string[] = [];
+    await storage.transaction(async (tx) => {
+      tx.afterCommit(() => ran.push("committed"));
+      expect(ran).toEqual([]);
+    });
+    await storage
+      .transaction(async (tx) => {
+        tx.afterCommit(() => ran.push("rolled back"));
+        throw new Error("no");
+      })
+      .catch(() => {});
+    expect(ran).toEqual(["committed"]);
+  });
+
+  test("lock(key): transactions of two processes holding one key run one after the other", async () => {
+    await storage.run("INSERT INTO kv (k, v) VALUES ($1, $2)", ["counter", 0]);
+    // Read, wait, write back: without the lock the increments would overwrite each other.
+    const increment = (s: Storage) =>
+      s.transaction(async (tx: Tx) => {
+        await tx.lock("conformance:counter");
+        const current = await tx.get<{ v: number }>("SELECT v FROM kv WHERE k = $1", ["counter"]);
+        await Bun.sleep(5);
+        await tx.run("UPDATE kv SET v = $1 WHERE k = $2", [current!.v + 1, "counter"]);
+      });
+    await Promise.all(Array.from({ length: 10 }, (_, i) => increment(i % 2 ? storage : other)));
+    expect(await value(storage, "counter")).toBe(10);
+  }, 30_000);
+
+  test("notify(channel) wakes the listeners of every process once the transaction commits, not before", async () => {
+    let wakes = 0;
+    const stop = other.listen("conformance_channel", () => wakes++);
+    try {
+      await Bun.sleep(300); // the listener is subscribed
+      wakes = 0;
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const running = storage.transaction(async (tx) => {
+        await tx.run("INSERT INTO kv (k, v) VALUES ($1, $2)", ["notified", 1]);
+        tx.notify("conformance_channel");
+        await gate;
+      });
+      await Bun.sleep(300);
+      expect(wakes).toBe(0);
+      release();
+      await running;
+      for (let i = 0; i < 100 && wakes === 0; i++) await Bun.sleep(20);
+      expect(wakes).toBeGreaterThan(0);
+    } finally {
+      stop();
+    }
+  }, 30_000);
+
+  test("externalVersion: moves when another process commits (SQLite), or is undefined and nothing may be cached (PostgreSQL)", async () => {
+    const before = storage.externalVersion();
+    await other.run("INSERT INTO kv (k, v) VALUES ($1, $2)", ["elsewhere", 1]);
+    const after = storage.externalVersion();
+    if (testEngine === "postgres") {
+      expect(before).toBeUndefined();
+      expect(after).toBeUndefined();
+    } else {
+      expect(typeof before).toBe("number");
+      expect(after).not.toBe(before);
+      await storage.run("INSERT INTO kv (k, v) VALUES ($1, $2)", ["here", 1]);
+      expect(storage.externalVersion()).toBe(after); // its own commits do not move it
+    }
+  });
+
+  test("holdLock: one holder at a time, free again on release or the moment its holder's connection dies", async () => {
+    if (!storage.holdLock) {
+      // SQLite has no lock outside transactions: callers use a lease on a row instead.
+      expect(testEngine).toBe("sqlite");
+      return;
+    }
+    const first = await storage.holdLock("conformance:held");
+    expect(first).toBeDefined();
+    expect(await other.holdLock!("conformance:held")).toBeUndefined();
+    expect(await storage.holdLock("conformance:held")).toBeUndefined(); // not re-entrant either
+    await first!.release();
+    const second = await other.holdLock!("conformance:held");
+    expect(second).toBeDefined();
+    // The holder's process dies: its connection ends, and the lock is free at once.
+    const terminated = await storage.get<{ n: number }>(
+      `SELECT count(pg_terminate_backend(pid)) AS n FROM pg_locks WHERE locktype = 'advisory'
+       AND pid <> pg_backend_pid() AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    );
+    expect(Number(terminated?.n)).toBe(1);
+    let third = await storage.holdLock("conformance:held");
+    for (let i = 0; i < 50 && !third; i++) {
+      await Bun.sleep(20);
+      third = await storage.holdLock("conformance:held");
+    }
+    expect(third).toBeDefined();
+    await third!.release();
+    await second!.release().catch(() => {}); // its connection is gone already
+  }, 30_000);
+
+  test("a transaction whose connection ends fails as unavailable, leaves nothing, and the next one works", async () => {
+    if (testEngine !== "postgres") return; // one file, no connection to lose
+    const failed = storage.transaction(async (tx) => {
+      await tx.run("INSERT INTO kv (k, v) VALUES ($1, $2)", ["lost", 1]);
+      const me = await tx.get<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+      await other.run("SELECT pg_terminate_backend($1)", [me!.pid]);
+      await Bun.sleep(50);
+      tx.write("INSERT INTO kv (k, v) VALUES ($1, $2)", ["lost-too", 1]);
+      await tx.run("UPDATE kv SET v = 2 WHERE k = $1", ["lost"]);
+    });
+    await expect(failed).rejects.toMatchObject({ code: expect.stringMatching(/^(CONNECTION_|57P01)/) });
+    expect(await value(storage, "lost")).toBeUndefined();
+    expect(await value(storage, "lost-too")).toBeUndefined();
+    await storage.transaction(async (tx) => {
+      await tx.run("INSERT INTO kv (k, v) VALUES ($1, $2)", ["after-loss", 1]);
+    });
+    expect(await value(other, "after-loss")).toBe(1);
+  }, 30_000);
+
+  test("a transaction waits while another process holds the write lock or its key, then goes on", async () => {
+    expect(storage.waitingWrites).toBe(0);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const holder = other.transaction(async (tx) => {
+      await tx.lock("conformance:queue");
+      await tx.run("UPDATE kv SET v = v + 1 WHERE k = $1", ["counter"]);
+      await gate;
+    });
+    await Bun.sleep(100);
+    const waiting = storage.transaction(async (tx) => {
+      await tx.lock("conformance:queue");
+      await tx.run("UPDATE kv SET v = v + 1 WHERE k = $1", ["counter"]);
+    });
+    await Bun.sleep(100);
+    expect(await value(storage, "counter")).toBe(10); // neither has committed
+    release();
+    await Promise.all([holder, waiting]);
+    expect(await value(storage, "counter")).toBe(12);
+    expect(storage.waitingWrites).toBe(0);
+  }, 30_000);
+});
