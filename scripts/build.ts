@@ -21,7 +21,11 @@ const outfile = process.argv[2] ?? "dist/gateway";
 const result = await Bun.build({
   entrypoints: ["src/server/main.ts"],
   compile: { outfile },
-  minify: true,
+  // Whitespace only. The development provider's library looks token lifetimes up by class name
+  // (`class AccessToken extends …` returned from an arrow function): renaming identifiers, and even
+  // syntax minification, drop that name (`keepNames` does not cover class expressions), and then every
+  // token request fails.
+  minify: { whitespace: true, syntax: false, identifiers: false },
   sourcemap: "none",
   plugins: [stubDevtools],
 });

@@ -1,14 +1,21 @@
 /** The one binary: built with Bun.build compile, started in an empty folder, it migrates and serves. */
 import { afterAll, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { freePort, tempDir } from "../helpers/stack.ts";
+import { LANDING_CLIENT_ID } from "../../src/server/landing.ts";
+import { waitReady } from "../helpers/ready.ts";
+import { freePort, type Stack, signIn, tempDir } from "../helpers/stack.ts";
 
 const root = join(import.meta.dir, "../..");
 const dir = tempDir("sg-binary-");
 const binary = join(dir, "bin", "gateway");
 let child: ReturnType<typeof Bun.spawn> | undefined;
-afterAll(() => child?.kill());
+let dev: ReturnType<typeof Bun.spawn> | undefined;
+afterAll(() => {
+  child?.kill();
+  dev?.kill();
+  rmSync(dir, { recursive: true, force: true }); // the binary is over 100 MB
+});
 
 test("build, start from an empty folder, migrate, serve /healthz; --help lists subcommands", async () => {
   const build = Bun.spawnSync(["bun", "scripts/build.ts", binary], {
@@ -86,4 +93,40 @@ test("build, start from an empty folder, migrate, serve /healthz; --help lists s
     resources: 1,
     pending: { invited: 0, requested: 0 },
   });
+}, 60_000);
+
+test("the binary's dev signs a person in end to end (the provider's token endpoint works when compiled)", async () => {
+  expect(existsSync(binary)).toBe(true); // built by the test above
+  const port = freePort();
+  const idpPort = freePort();
+  const work = join(dir, "dev");
+  Bun.spawnSync(["mkdir", "-p", work]);
+  dev = Bun.spawn([binary, "dev"], {
+    cwd: work,
+    env: {
+      PATH: process.env.PATH ?? "",
+      PORT: String(port),
+      ADMIN_PORT: String(freePort()),
+      DEV_IDP_PORT: String(idpPort),
+      DEMO_PORT: String(freePort()),
+    },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitReady(url);
+  const stackLike = {
+    url,
+    idp: { issuer: `http://127.0.0.1:${idpPort}` },
+    redirectUri: `${url}/`,
+  } as unknown as Stack;
+  const { browser, token } = await signIn(stackLike, "binary-person", undefined, LANDING_CLIENT_ID);
+  expect(token.status).toBe(200);
+  expect(await (await browser.fetch(`${url}/auth/session`)).json()).toEqual({
+    authenticated: true,
+    user_id: "binary-person",
+  });
+  dev.kill();
+  const printed = await new Response(dev.stderr as ReadableStream).text();
+  expect(printed).not.toContain("DeprecationWarning");
 }, 60_000);
