@@ -188,11 +188,21 @@ export function loadConfig(env: Env = process.env): Config {
       "SESSION_SECRET",
       "is required with DATABASE_URL (or SESSION_KEY_FILE, the same file on every replica)",
     );
-  return {
+  const listeners = {
     port: port(env, "PORT", 8787),
     host: text(env, "HOST") ?? "127.0.0.1",
     adminPort: port(env, "ADMIN_PORT", 8788),
     adminHost: text(env, "ADMIN_HOST") ?? "127.0.0.1",
+  };
+  const wildcard = (host: string) => host === "0.0.0.0" || host === "::" || host === "[::]";
+  if (
+    listeners.port !== 0 &&
+    listeners.port === listeners.adminPort &&
+    (listeners.host === listeners.adminHost || wildcard(listeners.host) || wildcard(listeners.adminHost))
+  )
+    throw new ConfigError("ADMIN_PORT", `must differ from PORT (both are ${listeners.port})`);
+  return {
+    ...listeners,
     adminToken: text(env, "ADMIN_TOKEN"),
     databasePath,
     databaseUrl,

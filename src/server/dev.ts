@@ -9,6 +9,7 @@ import type { AppsFile } from "./apps/model.ts";
 import { loadDevConfig } from "./config.ts";
 import { randomId } from "./lib/crypto.ts";
 import { startGateway } from "./serve.ts";
+import { listening } from "./startup.ts";
 
 export const DEMO_CLIENT_ID = "demo-web";
 
@@ -48,18 +49,20 @@ export async function runDev(): Promise<void> {
   const gatewayUrl = `http://${base.host}:${base.port}`;
   const demoUrl = `http://${base.host}:${base.demoPort}`;
   const apps = devApps(gatewayUrl, demoUrl);
-  const idp = await startDevIdp({
-    port: base.devIdpPort,
-    clients: apps.apps.flatMap((app) =>
-      app.clients.map((c) => ({
-        clientId: c.clientId,
-        redirectUris: c.redirectUris,
-        clientSecret: c.clientSecret,
-      })),
-    ),
-    consentUrl: `${gatewayUrl}/auth/consent`,
-    adminApiKey,
-  });
+  const idp = await listening({ port: "DEV_IDP_PORT", host: "HOST" }, base.devIdpPort, "127.0.0.1", () =>
+    startDevIdp({
+      port: base.devIdpPort,
+      clients: apps.apps.flatMap((app) =>
+        app.clients.map((c) => ({
+          clientId: c.clientId,
+          redirectUris: c.redirectUris,
+          clientSecret: c.clientSecret,
+        })),
+      ),
+      consentUrl: `${gatewayUrl}/auth/consent`,
+      adminApiKey,
+    }),
+  );
   const config = loadDevConfig({
     COOKIE_SECURE: "false",
     DATABASE_PATH: "./data/dev.db",
@@ -69,9 +72,18 @@ export async function runDev(): Promise<void> {
     IDP_ADMIN_API_KEY: adminApiKey,
     KRATOS_PUBLIC_URL: idp.kratosUrl,
   });
-  const running = await startGateway({ config, apps });
+  const running = await startGateway({ config, apps }).catch(async (error) => {
+    await idp.stop();
+    throw error;
+  });
   const { serveDemo } = await import("./demo.ts");
-  const demo = serveDemo({ port: base.demoPort, host: base.host, gatewayUrl, clientId: DEMO_CLIENT_ID });
+  const demo = await listening({ port: "DEMO_PORT", host: "HOST" }, base.demoPort, base.host, () =>
+    serveDemo({ port: base.demoPort, host: base.host, gatewayUrl, clientId: DEMO_CLIENT_ID }),
+  ).catch(async (error) => {
+    await running.stop();
+    await idp.stop();
+    throw error;
+  });
   console.log(`
   Session gateway (development)
     gateway        ${running.publicUrl}/          open this and click "Sign in"

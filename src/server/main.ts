@@ -6,6 +6,7 @@ import { AppsFileError } from "./apps/registry.ts";
  */
 import { ConfigError, loadConfig } from "./config.ts";
 import { databaseTarget, openStorage } from "./db/open.ts";
+import { StartupError } from "./startup.ts";
 
 const HELP = `gateway — session gateway and resource membership service
 
@@ -88,11 +89,12 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (error) => {
-    if (error instanceof ConfigError || error instanceof AppsFileError) {
+    if (error instanceof ConfigError || error instanceof AppsFileError || error instanceof StartupError) {
       console.error(error.message);
       process.exit(1);
     }
-    console.error(error);
+    // Anything else still gets one line.
+    console.error(`gateway: could not start: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   },
 );

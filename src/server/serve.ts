@@ -12,6 +12,7 @@ import { rememberAddress } from "./http/client-address.ts";
 import { MAX_BODY_BYTES } from "./http/plumbing.ts";
 import { checkProvider } from "./idp/startup-check.ts";
 import type { Logger } from "./lib/log.ts";
+import { type ListenerNames, listening } from "./startup.ts";
 
 export interface RunningGateway {
   gateway: Gateway;
@@ -55,22 +56,41 @@ export async function startGateway({
   const tracked = tracker();
   // Bun's idle timer (not reset by body bytes) must not cut a request before the body bound (10 s)
   // answers 408 request_timeout: 30 s on the public listener, 60 s on the admin one.
-  const publicServer = Bun.serve({
-    ...serveOptions,
-    idleTimeout: 30,
-    port: config.port,
-    reusePort: config.reusePort,
-    hostname: config.host,
-    fetch: withAddress(tracked.wrap(gateway.metrics.instrument(buildPublicApp(gateway).fetch))),
-  });
+  const listen = async <T>(names: ListenerNames, port: number, host: string, start: () => T) => {
+    try {
+      return await listening(names, port, host, start);
+    } catch (error) {
+      await gateway.close();
+      throw error;
+    }
+  };
+  const publicServer = await listen({ port: "PORT", host: "HOST" }, config.port, config.host, () =>
+    Bun.serve({
+      ...serveOptions,
+      idleTimeout: 30,
+      port: config.port,
+      reusePort: config.reusePort,
+      hostname: config.host,
+      fetch: withAddress(tracked.wrap(gateway.metrics.instrument(buildPublicApp(gateway).fetch))),
+    }),
+  );
   // The event stream stays open: a heartbeat every 15 s, so an idle timeout of 60 s never cuts it.
-  const adminServer = Bun.serve({
-    ...serveOptions,
-    idleTimeout: 60,
-    port: config.adminPort,
-    reusePort: config.reusePort,
-    hostname: config.adminHost,
-    fetch: withAddress(tracked.wrap(gateway.metrics.instrument(buildAdminApp(gateway).fetch))),
+  const adminServer = await listen(
+    { port: "ADMIN_PORT", host: "ADMIN_HOST" },
+    config.adminPort,
+    config.adminHost,
+    () =>
+      Bun.serve({
+        ...serveOptions,
+        idleTimeout: 60,
+        port: config.adminPort,
+        reusePort: config.reusePort,
+        hostname: config.adminHost,
+        fetch: withAddress(tracked.wrap(gateway.metrics.instrument(buildAdminApp(gateway).fetch))),
+      }),
+  ).catch((error) => {
+    publicServer.stop(true);
+    throw error;
   });
   const servers = [publicServer, adminServer];
   return {

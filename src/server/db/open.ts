@@ -2,6 +2,7 @@
  * Opens the configured database: the embedded SQLite file (`DATABASE_PATH`, the default) or, with
  * `DATABASE_URL`, PostgreSQL. Either way the migrations embedded in the program are applied first.
  */
+import { databaseFailure } from "../startup.ts";
 import { openPostgres } from "./postgres.ts";
 import type { Storage } from "./sql.ts";
 import { openSqlite } from "./sqlite.ts";
@@ -14,10 +15,17 @@ export interface StorageOptions {
   writeWaitMs?: number;
 }
 
-/** `target`: a SQLite file's path (or ":memory:"), or a postgres:// URL. */
+/**
+ * `target`: a SQLite file's path (or ":memory:"), or a postgres:// URL. A failure to open or migrate
+ * it is a one-line start-up error naming the variable to change.
+ */
 export async function openStorage(target: string, options: StorageOptions = {}): Promise<Storage> {
-  if (/^postgres(ql)?:\/\//.test(target)) return openPostgres(target);
-  return openSqlite(target, options);
+  try {
+    if (/^postgres(ql)?:\/\//.test(target)) return await openPostgres(target);
+    return openSqlite(target, options);
+  } catch (error) {
+    throw databaseFailure(target, error);
+  }
 }
 
 /** Where the configuration says the database is. */
