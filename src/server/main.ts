@@ -1,4 +1,5 @@
 #!/usr/bin/env bun
+import { version } from "../../package.json";
 import { AppsFileError } from "./apps/registry.ts";
 /**
  * The binary's entry: `serve` (default), `migrate`, `dev`, `--help`. Configuration comes only from the
@@ -20,6 +21,7 @@ Commands:
   keys      the session sealing keys: status (default), rotate, prune
   tui       the operator dashboard over the admin API (--url/ADMIN_URL, --token/ADMIN_TOKEN, --json)
   help      show this text
+  --version print the version
 
 Configuration is read from environment variables only; see README.md.`;
 
@@ -27,6 +29,10 @@ async function main(argv: string[]): Promise<number> {
   const command = argv[0] ?? "serve";
   if (command === "--help" || command === "-h" || command === "help") {
     console.log(HELP);
+    return 0;
+  }
+  if (command === "--version" || command === "-v" || command === "version") {
+    console.log(`gateway ${version} (Bun ${Bun.version})`);
     return 0;
   }
   if (command === "serve") {

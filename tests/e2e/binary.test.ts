@@ -2,6 +2,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { version } from "../../package.json";
 import { LANDING_CLIENT_ID } from "../../src/server/landing.ts";
 import { waitReady } from "../helpers/ready.ts";
 import { freePort, type Stack, signIn, tempDir } from "../helpers/stack.ts";
@@ -24,6 +25,10 @@ test("build, start from an empty folder, migrate, serve /healthz; --help lists s
     stdout: "pipe",
   });
   expect(build.exitCode).toBe(0);
+
+  const versionLine = Bun.spawnSync([binary, "--version"], { stdout: "pipe" });
+  expect(versionLine.exitCode).toBe(0);
+  expect(versionLine.stdout.toString()).toStartWith(`gateway ${version} (Bun `);
 
   const help = Bun.spawnSync([binary, "--help"], { stdout: "pipe" });
   expect(help.exitCode).toBe(0);
