@@ -1,10 +1,11 @@
 #!/usr/bin/env bun
+/**
+ * The binary's entry: `serve` (default), `migrate`, `dev`, `keys`, `tui`, `--help`, `--version`.
+ * Configuration comes only from the environment; a bad value, or anything else that stops start-up,
+ * is one line naming what to change.
+ */
 import { version } from "../../package.json";
 import { AppsFileError } from "./apps/registry.ts";
-/**
- * The binary's entry: `serve` (default), `migrate`, `dev`, `--help`. Configuration comes only from the
- * environment; a bad value stops start-up with one line naming the variable.
- */
 import { ConfigError, loadConfig } from "./config.ts";
 import { databaseTarget, openStorage } from "./db/open.ts";
 import { StartupError } from "./startup.ts";

@@ -60,7 +60,12 @@ export class ResourceStore {
   /** The externalVersion the caches were filled at. */
   private cachedAt: number | undefined = -1;
 
-  constructor(private readonly storage: Storage) {}
+  /** The locking read of a resource row (see `lockResource`), by engine. */
+  private readonly lockingRead: string;
+
+  constructor(private readonly storage: Storage) {
+    this.lockingRead = `SELECT ${RESOURCE_COLUMNS} FROM resources WHERE id = $1${storage.dialect === "postgres" ? " FOR UPDATE" : ""}`;
+  }
 
   /**
    * Whether the caches may answer (a read outside any transaction, on an engine with a change signal),
@@ -93,10 +98,7 @@ export class ResourceStore {
    * returns the row as the lock holder committed it); SQLite runs one write transaction at a time.
    */
   async lockResource(id: string, tx: Tx): Promise<ResourceRow | undefined> {
-    const row = await tx.get<ResourceRow>(
-      `SELECT ${RESOURCE_COLUMNS} FROM resources WHERE id = $1${this.storage.dialect === "postgres" ? " FOR UPDATE" : ""}`,
-      [id],
-    );
+    const row = await tx.get<ResourceRow>(this.lockingRead, [id]);
     return row && asResource(row);
   }
 
