@@ -7,7 +7,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startDevIdp } from "../src/devidp/index.ts";
-import { devApps } from "../src/server/dev.ts";
+import { devApps } from "../src/server/dev-apps.ts";
 import { randomId } from "../src/server/lib/crypto.ts";
 import { startPostgres } from "../tests/helpers/postgres.ts";
 import { waitReady } from "../tests/helpers/ready.ts";

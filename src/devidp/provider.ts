@@ -56,6 +56,8 @@ export const OFFLINE_SCOPES = ["offline_access", "offline"];
  * and ignores the injected `consent` when computing `skip`.
  */
 export const INJECTED_PROMPT_PARAM = "devidp_prompt_injected";
+/** A field of this provider's discovery document that no real provider publishes. */
+export const DEVELOPMENT_PROVIDER_MARKER = "session_gateway_development_provider";
 
 function clientMetadata(client: ProviderClient): ClientMetadata {
   const base: ClientMetadata = {
@@ -115,6 +117,8 @@ export async function createProvider(settings: ProviderSettings): Promise<Provid
       end_session: "/oauth2/sessions/logout",
     },
     pkce: { required: () => true }, // S256 only (oidc-provider 9 default)
+    // How `gateway token` tells this provider from a real one: it refuses any other.
+    discovery: { [DEVELOPMENT_PROVIDER_MARKER]: true },
     features: {
       devInteractions: { enabled: false },
       introspection: { enabled: false }, // Hydra's introspection is an admin endpoint; see hydra-admin.ts

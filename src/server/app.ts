@@ -11,6 +11,7 @@ import type { Gateway } from "./gateway.ts";
 import { plumbing } from "./http/plumbing.ts";
 import { resolvePrincipal } from "./http/principal.ts";
 import { landingPage, landingScript } from "./landing.ts";
+import { type Readiness, readiness } from "./readiness.ts";
 import { resourceRoutes } from "./resources/routes.ts";
 
 export function buildPublicApp(gateway: Gateway) {
@@ -18,13 +19,14 @@ export function buildPublicApp(gateway: Gateway) {
     new Elysia()
       .use(plumbing({ apps: gateway.apps, log: gateway.log, bodyTimeoutMs: gateway.config.bodyTimeoutMs }))
       .get("/healthz", () => ({ ok: true }))
-      // For a load balancer: 200 while this process can reach its database, else 503 (take it out).
+      // For a load balancer: 200 while the database answers (migrated) and discovery is loaded.
       .get("/readyz", async ({ set }) => {
         const worker = process.env.GATEWAY_WORKER;
-        if (await databaseReachable(gateway))
-          return worker ? { ready: true, worker: Number(worker) } : { ready: true };
+        const state = await readiness(gateway.storage, gateway.hydra);
+        const named = worker ? { worker: Number(worker) } : {};
+        if (state.ready) return { ready: true, checks: state.checks, ...named };
         set.status = 503;
-        return { error: "The database cannot be reached.", code: "not_ready" };
+        return { error: notReadyMessage(state), code: "not_ready", checks: state.checks, ...named };
       })
       .get("/", () => landingPage())
       .get("/landing.js", () => landingScript())
@@ -43,21 +45,10 @@ export function buildPublicApp(gateway: Gateway) {
   );
 }
 
-/** One trivial query, bounded at 1 s. */
-async function databaseReachable(gateway: Gateway): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), 1000);
-  });
-  const query = gateway.storage.get("SELECT 1 AS ok").then(
-    () => true,
-    () => false,
-  );
-  try {
-    return await Promise.race([query, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+function notReadyMessage({ checks }: Readiness): string {
+  if (checks.database === "unreachable") return "The database cannot be reached.";
+  if (checks.database === "not_migrated") return "The database lacks this version's migrations.";
+  return "The identity provider's discovery document has not been loaded.";
 }
 
 export function buildAdminApp(gateway: Gateway) {

@@ -39,6 +39,8 @@ export interface Config {
   /** Where the sealing keys live when SESSION_SECRET is unset; undefined for an in-memory database. */
   sessionKeyFile: string | undefined;
   gatewayConfigPath: string | undefined;
+  /** One JSON access-log line per request (ACCESS_LOG, default true). */
+  accessLog: boolean;
   /** On SIGTERM/SIGINT: how long requests in flight may take to finish before they are cut. */
   shutdownDrainSeconds: number;
   /** Absolute session lifetime (30 days). Not an environment variable. */
@@ -68,6 +70,93 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+/**
+ * Every environment variable the gateway reads, with its default and meaning. The readers below take
+ * only these names, and `gateway --help` prints this table, so the help cannot drift from the code.
+ */
+export const VARIABLES = {
+  PORT: { default: "8787", meaning: "the public API's port (/auth, /v1, /healthz, /readyz)" },
+  HOST: { default: "127.0.0.1", meaning: "the public API's address (0.0.0.0 for every interface)" },
+  ADMIN_PORT: {
+    default: "8788",
+    meaning: "the admin API's port (/admin/v1, /metrics); must differ from PORT",
+  },
+  ADMIN_HOST: { default: "127.0.0.1", meaning: "the admin API's address" },
+  ADMIN_TOKEN: {
+    default: "",
+    meaning: "the admin API's bearer token; unset, the admin API and /metrics are off",
+  },
+  DATABASE_PATH: {
+    default: "./data/gateway.db",
+    meaning: "the SQLite file (created and migrated at start-up)",
+  },
+  DATABASE_URL: {
+    default: "",
+    meaning: "postgres://… for replicas sharing one database; replaces DATABASE_PATH",
+  },
+  OIDC_ISSUER: { default: "", meaning: "the identity provider's issuer URL; unset, sign-in answers 503" },
+  IDP_ADMIN_URL: { default: "OIDC_ISSUER", meaning: "Hydra's admin API (consent, introspection)" },
+  IDP_ADMIN_API_KEY: { default: "", meaning: "a bearer token for Hydra's admin API" },
+  IDP_CONSENT_API: {
+    default: "hydra",
+    meaning: "hydra: the consent endpoints use Hydra's admin API; none: they answer 501",
+  },
+  IDP_REVOCATION_URL: {
+    default: "from discovery",
+    meaning: "the RFC 7009 revocation endpoint, over the provider's metadata",
+  },
+  IDP_INTROSPECTION_URL: {
+    default: "from discovery",
+    meaning: "the RFC 7662 introspection endpoint, over the provider's metadata",
+  },
+  IDP_INTROSPECTION_CLIENT_ID: {
+    default: "",
+    meaning: "a client that may introspect (client_secret_basic), with the secret below",
+  },
+  IDP_INTROSPECTION_CLIENT_SECRET: { default: "", meaning: "that client's secret" },
+  KRATOS_PUBLIC_URL: { default: "", meaning: "Kratos' public API, for the /auth/kratos/flow proxy" },
+  GATEWAY_CONFIG: {
+    default: "",
+    meaning: "the apps file (JSON: apps, clients, types, statics); unset, any client is one app",
+  },
+  SESSION_SECRET: {
+    default: "a key file",
+    meaning: "the secret (32+ characters) sealing cookies and stored refresh tokens",
+  },
+  SESSION_SECRET_PREVIOUS: {
+    default: "",
+    meaning: "older secrets that still unseal, comma-separated (a rotation)",
+  },
+  SESSION_KEY_FILE: {
+    default: "session.key beside the database",
+    meaning: "where the sealing keys live when SESSION_SECRET is unset",
+  },
+  COOKIE_SECURE: {
+    default: "true",
+    meaning: "Secure cookies with the __Host- prefix; false only for plain-http development",
+  },
+  COOKIE_SAMESITE: { default: "lax", meaning: "lax, strict or none (none needs COOKIE_SECURE=true)" },
+  WELCOME_CREDIT_USD: { default: "5", meaning: "the credit a user gets on first joining an app" },
+  SHUTDOWN_DRAIN_SECONDS: {
+    default: "10",
+    meaning: "on SIGTERM, how long requests in flight may take to finish",
+  },
+  ACCESS_LOG: { default: "true", meaning: "one JSON line per request on stdout (false turns it off)" },
+  DEV_IDP_PORT: {
+    default: "4444",
+    meaning: "gateway dev: the development identity provider's port",
+    command: "dev",
+  },
+  DEMO_PORT: { default: "5173", meaning: "gateway dev: the demo app's port", command: "dev" },
+  ADMIN_URL: {
+    default: "http://127.0.0.1:8788",
+    meaning: "gateway tui: the admin API to watch (with ADMIN_TOKEN)",
+    command: "tui",
+  },
+} satisfies Record<string, { default: string; meaning: string; command?: "dev" | "tui" }>;
+
+export type Variable = keyof typeof VARIABLES;
+
 /** The key file's default place: beside the database (an in-memory database has none). */
 function defaultKeyFile(databasePath: string): string | undefined {
   if (databasePath === ":memory:") return undefined;
@@ -75,12 +164,12 @@ function defaultKeyFile(databasePath: string): string | undefined {
   return `${slash < 0 ? "." : databasePath.slice(0, slash) || "/"}/session.key`;
 }
 
-function text(env: Env, name: string): string | undefined {
+function text(env: Env, name: Variable): string | undefined {
   const value = env[name]?.trim();
   return value ? value : undefined;
 }
 
-function port(env: Env, name: string, fallback: number): number {
+function port(env: Env, name: Variable, fallback: number): number {
   const raw = text(env, name);
   if (raw === undefined) return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) > 65535)
@@ -89,12 +178,12 @@ function port(env: Env, name: string, fallback: number): number {
 }
 
 /** A base URL (paths are appended to it): a trailing slash is dropped. */
-function url(env: Env, name: string): string | undefined {
+function url(env: Env, name: Variable): string | undefined {
   return endpoint(env, name)?.replace(/\/+$/, "");
 }
 
 /** An endpoint's URL, used exactly as given: "…/revoke_token/" and "…/revoke_token" may differ. */
-function endpoint(env: Env, name: string): string | undefined {
+function endpoint(env: Env, name: Variable): string | undefined {
   const raw = text(env, name);
   if (raw === undefined) return undefined;
   let parsed: URL;
@@ -109,7 +198,7 @@ function endpoint(env: Env, name: string): string | undefined {
   return raw;
 }
 
-function seconds(env: Env, name: string, fallback: number): number {
+function seconds(env: Env, name: Variable, fallback: number): number {
   const raw = text(env, name);
   if (raw === undefined) return fallback;
   if (!/^\d{1,4}(\.\d{1,3})?$/.test(raw))
@@ -128,7 +217,7 @@ function introspectionClient(env: Env): { clientId: string; clientSecret: string
   return { clientId, clientSecret };
 }
 
-function bool(env: Env, name: string, fallback: boolean): boolean {
+function bool(env: Env, name: Variable, fallback: boolean): boolean {
   const raw = text(env, name)?.toLowerCase();
   if (raw === undefined) return fallback;
   if (raw === "true" || raw === "1") return true;
@@ -136,7 +225,7 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(name, `must be true or false, got "${raw}"`);
 }
 
-function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+function oneOf<T extends string>(env: Env, name: Variable, values: readonly T[], fallback: T): T {
   const raw = text(env, name)?.toLowerCase();
   if (raw === undefined) return fallback;
   if (!(values as readonly string[]).includes(raw)) {
@@ -145,7 +234,7 @@ function oneOf<T extends string>(env: Env, name: string, values: readonly T[], f
   return raw as T;
 }
 
-function usdToMicros(env: Env, name: string, fallback: number): number {
+function usdToMicros(env: Env, name: Variable, fallback: number): number {
   const raw = text(env, name);
   if (raw === undefined) return fallback * 1_000_000;
   if (!/^\d+(\.\d{1,6})?$/.test(raw))
@@ -206,6 +295,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminToken: text(env, "ADMIN_TOKEN"),
     databasePath,
     databaseUrl,
+    // Set by `serve --workers N` for its workers, not by an operator.
     reusePort: env.GATEWAY_REUSE_PORT === "1",
     oidcIssuer,
     idpAdminUrl: url(env, "IDP_ADMIN_URL") ?? oidcIssuer,
@@ -223,6 +313,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionKeyFile: text(env, "SESSION_KEY_FILE") ?? defaultKeyFile(databasePath),
     gatewayConfigPath: text(env, "GATEWAY_CONFIG"),
     shutdownDrainSeconds: seconds(env, "SHUTDOWN_DRAIN_SECONDS", 10),
+    accessLog: bool(env, "ACCESS_LOG", true),
     sessionLifetimeSeconds: 30 * 24 * 3600,
     rotationGraceMs: 30_000,
     refreshWaitMs: 5000,
@@ -266,4 +357,27 @@ export function loadDevConfig(defaults: Env): Config & { devIdpPort: number; dem
     devIdpPort: port(env, "DEV_IDP_PORT", 4444),
     demoPort: port(env, "DEMO_PORT", 5173),
   };
+}
+
+/** `gateway --help`'s environment section: every variable above, its default and its meaning. */
+export function variablesHelp(): string {
+  const width = Math.max(...Object.keys(VARIABLES).map((name) => name.length)) + 2;
+  const section = (title: string, command: string | undefined) => [
+    title,
+    ...Object.entries(VARIABLES)
+      .filter(([, v]) => ("command" in v ? v.command : undefined) === command)
+      .map(
+        ([name, v]) => `  ${name.padEnd(width)}${v.meaning}${v.default ? ` (default: ${v.default})` : ""}`,
+      ),
+  ];
+  return [
+    ...section(
+      "Environment (serve, migrate, keys; dev takes them too, with development defaults):",
+      undefined,
+    ),
+    "",
+    ...section("Development (gateway dev):", "dev"),
+    "",
+    ...section("Operator dashboard (gateway tui):", "tui"),
+  ].join("\n");
 }

@@ -5,37 +5,11 @@
  * other HOST or ADMIN_HOST), and the admin token is random per start (printed in the banner) unless
  * ADMIN_TOKEN is set: a token written in the source would open the admin API of every dev instance.
  */
-import type { AppsFile } from "./apps/model.ts";
 import { loadDevConfig } from "./config.ts";
+import { DEMO_CLIENT_ID, devApps } from "./dev-apps.ts";
 import { randomId } from "./lib/crypto.ts";
 import { startGateway } from "./serve.ts";
 import { listening } from "./startup.ts";
-
-export const DEMO_CLIENT_ID = "demo-web";
-
-export function devApps(gatewayUrl: string, demoUrl: string): AppsFile {
-  return {
-    apps: [
-      {
-        id: "demo",
-        clients: [
-          { clientId: "gateway-landing", redirectUris: [`${gatewayUrl}/`] },
-          { clientId: DEMO_CLIENT_ID, redirectUris: [`${demoUrl}/`] },
-        ],
-        budget: { requestsPerMinute: 6000 },
-        types: {
-          team: { defaultRole: "writer", visibility: "members", grantCeiling: "admin" },
-          project: { visibility: "members" },
-          board: { visibility: "unlisted" },
-          album: { visibility: "discoverable" },
-          feed: { reserved: true },
-        },
-        statics: [{ type: "feed", slug: "global", name: "Global feed", visibility: "discoverable" }],
-        sharedTables: { posts: { onMemberRemove: "hide" }, photos: { onMemberRemove: "retain" } },
-      },
-    ],
-  };
-}
 
 export async function runDev(): Promise<void> {
   const adminApiKey = "dev-idp-admin-key";

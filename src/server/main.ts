@@ -1,13 +1,14 @@
 #!/usr/bin/env bun
 /**
- * The binary's entry: `serve` (default), `migrate`, `dev`, `keys`, `tui`, `--help`, `--version`.
+ * The binary's entry: `serve` (default), `migrate`, `dev`, `keys`, `token`, `tui`, `--help`, `--version`.
  * Configuration comes only from the environment; a bad value, or anything else that stops start-up,
  * is one line naming what to change.
  */
 import { version } from "../../package.json";
 import { AppsFileError } from "./apps/registry.ts";
-import { ConfigError, loadConfig } from "./config.ts";
+import { ConfigError, loadConfig, variablesHelp } from "./config.ts";
 import { databaseTarget, openStorage } from "./db/open.ts";
+import { createLogger } from "./lib/log.ts";
 import { StartupError } from "./startup.ts";
 
 const HELP = `gateway — session gateway and resource membership service
@@ -20,11 +21,14 @@ Commands:
   migrate   create or migrate the database (DATABASE_PATH, or DATABASE_URL) and exit
   dev       start a development identity provider, the gateway and the demo app together
   keys      the session sealing keys: status (default), rotate, prune
+  token     print an access token from gateway dev's identity provider: token <user> [--client <id>]
   tui       the operator dashboard over the admin API (--url/ADMIN_URL, --token/ADMIN_TOKEN, --json)
   help      show this text
   --version print the version
 
-Configuration is read from environment variables only; see README.md.`;
+Configuration is read from environment variables only:
+
+${variablesHelp()}`;
 
 async function main(argv: string[]): Promise<number> {
   const command = argv[0] ?? "serve";
@@ -42,24 +46,32 @@ async function main(argv: string[]): Promise<number> {
     const workers = workerCount(argv.slice(1));
     if (workers > 1) return runWorkers(workers, config);
     const { startGateway } = await import("./serve.ts");
-    const running = await startGateway({ config });
-    const worker = process.env.GATEWAY_WORKER ? `worker ${process.env.GATEWAY_WORKER}: ` : "";
-    console.log(`gateway: ${worker}public API on ${running.publicUrl}, admin API on ${running.adminUrl}`);
+    const log = createLogger();
+    const running = await startGateway({ config, log });
+    const worker = process.env.GATEWAY_WORKER;
+    log("info", "listening", {
+      publicUrl: running.publicUrl,
+      adminUrl: running.adminUrl,
+      ...(worker ? { worker: Number(worker) } : {}),
+      version,
+    });
     if (!config.oidcIssuer)
-      console.log(
-        "gateway: OIDC_ISSUER is not set: /auth/authorize, /auth/token and /auth/refresh answer 503",
-      );
+      log("warn", "OIDC_ISSUER is not set: /auth/authorize, /auth/token and /auth/refresh answer 503");
+    if (!config.adminToken)
+      log("warn", "ADMIN_TOKEN is not set: the admin API and /metrics answer 503 admin_disabled");
     let stopping = false;
     const stop = async (signal: string) => {
       if (stopping) return;
       stopping = true;
       const started = Date.now();
       const { drained, inFlight } = await running.shutdown(config.shutdownDrainSeconds * 1000);
-      console.log(
-        `gateway: ${signal}: stopped in ${Date.now() - started} ms; ${inFlight} request(s) in flight ${
-          drained ? "finished" : `were cut after ${config.shutdownDrainSeconds} s`
-        }; database closed`,
-      );
+      log("info", "stopped", {
+        signal,
+        durationMs: Date.now() - started,
+        inFlight,
+        inFlightOutcome: drained ? "finished" : `cut after ${config.shutdownDrainSeconds} s`,
+        database: "closed",
+      });
       process.exit(0);
     };
     process.on("SIGINT", () => stop("SIGINT"));
@@ -77,6 +89,10 @@ async function main(argv: string[]): Promise<number> {
   if (command === "keys") {
     const { runKeys } = await import("./keys-command.ts");
     return runKeys(loadConfig(), argv.slice(1));
+  }
+  if (command === "token") {
+    const { runToken } = await import("./token-command.ts");
+    return runToken(argv.slice(1));
   }
   if (command === "tui") {
     const { runTui } = await import("../tui/main.tsx");

@@ -8,6 +8,7 @@ import type { AppsFile } from "./apps/model.ts";
 import { AppRegistry, DEFAULT_APPS, loadAppsFile } from "./apps/registry.ts";
 import type { Config } from "./config.ts";
 import { type ConsentHooks, createGateway, type Gateway } from "./gateway.ts";
+import { observeRequests } from "./http/access-log.ts";
 import { rememberAddress } from "./http/client-address.ts";
 import { MAX_BODY_BYTES } from "./http/plumbing.ts";
 import { checkProvider } from "./idp/startup-check.ts";
@@ -54,6 +55,11 @@ export async function startGateway({
   // error is enforced by the plumbing, so Bun's is set well above it.
   const serveOptions = { maxRequestBodySize: 16 * MAX_BODY_BYTES };
   const tracked = tracker();
+  const observe = (fetch: (request: Request) => Response | Promise<Response>) =>
+    observeRequests(fetch, {
+      metrics: gateway.metrics,
+      accessLog: config.accessLog ? gateway.log : undefined,
+    });
   // Bun's idle timer (not reset by body bytes) must not cut a request before the body bound (10 s)
   // answers 408 request_timeout: 30 s on the public listener, 60 s on the admin one.
   const listen = async <T>(names: ListenerNames, port: number, host: string, start: () => T) => {
@@ -71,7 +77,7 @@ export async function startGateway({
       port: config.port,
       reusePort: config.reusePort,
       hostname: config.host,
-      fetch: withAddress(tracked.wrap(gateway.metrics.instrument(buildPublicApp(gateway).fetch))),
+      fetch: withAddress(tracked.wrap(observe(buildPublicApp(gateway).fetch))),
     }),
   );
   // The event stream stays open: a heartbeat every 15 s, so an idle timeout of 60 s never cuts it.
@@ -86,7 +92,7 @@ export async function startGateway({
         port: config.adminPort,
         reusePort: config.reusePort,
         hostname: config.adminHost,
-        fetch: withAddress(tracked.wrap(gateway.metrics.instrument(buildAdminApp(gateway).fetch))),
+        fetch: withAddress(tracked.wrap(observe(buildAdminApp(gateway).fetch))),
       }),
   ).catch((error) => {
     publicServer.stop(true);

@@ -189,6 +189,49 @@ describe("no token ever leaks", () => {
       expect(secret.length).toBeGreaterThan(20);
       for (const text of [...bodies, ...cookies, ...stack.logs]) expect(text.includes(secret)).toBe(false);
     }
-    expect(stack.logs.length).toBeGreaterThan(0);
+    // The sealed cookie values themselves are credentials too: never in a log line.
+    const cookieValues = [...cookie.split("; "), newCookie].map((pair) => pair.slice(pair.indexOf("=") + 1));
+    for (const value of cookieValues) {
+      expect(value.length).toBeGreaterThan(20);
+      for (const line of stack.logs) expect(line.includes(value)).toBe(false);
+    }
+    // One access-log line per request, naming the credential kind and the client, never the credential.
+    const access = stack.logs.map((line) => JSON.parse(line)).filter((line) => line.message === "request");
+    expect(access).toContainEqual(
+      expect.objectContaining({
+        method: "GET",
+        route: "/v1/me",
+        status: 200,
+        credential: "cookie",
+        clientId: CLIENT_ID,
+      }),
+    );
+    expect(access).toContainEqual(
+      expect.objectContaining({
+        method: "GET",
+        route: "/v1/me",
+        status: 200,
+        credential: "bearer",
+        clientId: CLIENT_ID,
+      }),
+    );
+    expect(access).toContainEqual(
+      expect.objectContaining({ method: "POST", route: "/auth/refresh", status: 200, credential: "cookie" }),
+    );
+    for (const line of access) {
+      expect(Object.keys(line).sort()).toEqual(
+        [
+          "level",
+          "message",
+          "requestId",
+          "method",
+          "route",
+          "status",
+          "durationMs",
+          "credential",
+          "clientId",
+        ].sort(),
+      );
+    }
   });
 });

@@ -62,6 +62,53 @@ test("dev starts both, prints the URLs, and the landing client signs in", async 
   expect(logout.status).toBe(200);
   expect(await (await browser.fetch(`${url}/auth/session`)).json()).toEqual({ authenticated: false });
 
+  // `gateway token` signs a user in through the running dev and prints an access token, alone on stdout.
+  const env = {
+    PATH: process.env.PATH ?? "",
+    PORT: String(port),
+    DEV_IDP_PORT: String(idpPort),
+    DEMO_PORT: String(demoPort),
+  };
+  const issued = Bun.spawnSync(["bun", join(root, "src/server/main.ts"), "token", "token-tia"], {
+    cwd: dir,
+    env,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  expect(issued.exitCode).toBe(0);
+  const accessToken = issued.stdout.toString().trim();
+  expect(accessToken).toMatch(/^[\w.~+/-]+=*$/);
+  expect(issued.stderr.toString()).toContain('an access token for "token-tia" (client demo-web)');
+  const me = await fetch(`${url}/v1/me`, { headers: { authorization: `Bearer ${accessToken}` } });
+  expect(me.status).toBe(200);
+  expect(await me.json()).toEqual({
+    userId: "token-tia",
+    clientId: "demo-web",
+    appId: "demo",
+    via: "bearer",
+  });
+  // Another of dev's clients; an unknown one is named with the known ones.
+  const landingToken = Bun.spawnSync(
+    ["bun", join(root, "src/server/main.ts"), "token", "token-tia", "--client", LANDING_CLIENT_ID],
+    { cwd: dir, env, stdout: "pipe", stderr: "pipe" },
+  );
+  expect(landingToken.stderr.toString()).toContain("(client gateway-landing)");
+  expect(landingToken.exitCode).toBe(0);
+  const unknown = Bun.spawnSync(
+    ["bun", join(root, "src/server/main.ts"), "token", "tia", "--client", "nope"],
+    {
+      cwd: dir,
+      env,
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
+  expect(unknown.exitCode).toBe(1);
+  expect(unknown.stdout.toString()).toBe("");
+  expect(unknown.stderr.toString().trim()).toBe(
+    'gateway token: "nope" is not a client of gateway dev; its clients are gateway-landing, demo-web',
+  );
+
   child.kill();
   const printed =
     (await new Response(child.stdout as ReadableStream).text()) +

@@ -80,10 +80,16 @@ test("SIGTERM lets 8 requests in flight finish, refuses new connections, and exi
   }
   expect(await child.exited).toBe(0);
   const out = await new Response(child.stdout).text();
-  const last = out.trim().split("\n").at(-1)!;
-  expect(last).toMatch(
-    /^gateway: SIGTERM: stopped in \d+ ms; 8 request\(s\) in flight finished; database closed$/,
-  );
+  const last = JSON.parse(out.trim().split("\n").at(-1)!);
+  expect(last).toMatchObject({
+    level: "info",
+    message: "stopped",
+    signal: "SIGTERM",
+    inFlight: 8,
+    inFlightOutcome: "finished",
+    database: "closed",
+  });
+  expect(last.durationMs).toBeNumber();
 }, 30_000);
 
 test("a request that does not finish within SHUTDOWN_DRAIN_SECONDS is cut, and the process still exits 0", async () => {
@@ -95,6 +101,9 @@ test("a request that does not finish within SHUTDOWN_DRAIN_SECONDS is cut, and t
   child.kill("SIGTERM");
   expect(await child.exited).toBe(0);
   const out = await new Response(child.stdout).text();
-  expect(out).toContain("were cut after 0.5 s");
+  expect(JSON.parse(out.trim().split("\n").at(-1)!)).toMatchObject({
+    message: "stopped",
+    inFlightOutcome: "cut after 0.5 s",
+  });
   expect(await stuck.done).not.toContain("200 OK");
 }, 30_000);

@@ -33,7 +33,7 @@ export interface FakeOidcSettings {
   userinfo: Record<string, unknown>;
 }
 
-export async function startFakeOidc(): Promise<FakeOidc> {
+export async function startFakeOidc(port = 0): Promise<FakeOidc> {
   let keys: Array<{ kid: string; privateKey: CryptoKey; jwk: JWK }> = [];
   const addKey = async () => {
     const { privateKey, publicKey } = await generateKeyPair("RS256", { extractable: true });
@@ -53,7 +53,7 @@ export async function startFakeOidc(): Promise<FakeOidc> {
     userinfo: { sub: "fake-user" },
   };
   const server: ReturnType<typeof Bun.serve> = Bun.serve({
-    port: 0,
+    port,
     hostname: "127.0.0.1",
     async fetch(request): Promise<Response> {
       const url = new URL(request.url);

@@ -7,6 +7,7 @@ import { Elysia, t } from "elysia";
 import { balanceMicros, hasWelcomeCredit } from "../credits/ledger.ts";
 import type { Gateway } from "../gateway.ts";
 import { ApiError, errors } from "../http/errors.ts";
+import { noteCredential } from "../http/request-context.ts";
 import { safeEqual } from "../lib/crypto.ts";
 import { notFound } from "../resources/service.ts";
 import { parseCursor, parseLimit } from "../resources/views.ts";
@@ -24,6 +25,7 @@ export function adminRoutes(gateway: Gateway) {
       if (!token) throw new ApiError(503, "admin_disabled", "The admin API is disabled: set ADMIN_TOKEN.");
       const presented = /^Bearer\s+(.+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
       if (!presented || !safeEqual(presented, token)) throw errors.unauthenticated();
+      noteCredential(request, "admin");
     })
     .get("/admin/v1/overview", async () => ({
       sessions: { active: await gateway.store.countLive() },

@@ -10,6 +10,7 @@ import type { Gateway } from "../gateway.ts";
 import { requireCsrfOnPost } from "../http/csrf.ts";
 import { ApiError, errors } from "../http/errors.ts";
 import { checkOrigin } from "../http/origin.ts";
+import { noteCredential } from "../http/request-context.ts";
 import { idp } from "../idp/call.ts";
 import type { TokenSet } from "../idp/hydra.ts";
 import { IdTokenInvalid, IdTokenVerifier } from "../idp/id-tokens.ts";
@@ -33,7 +34,10 @@ export function authRoutes(gateway: Gateway) {
   /** The request's live session, refused (403) when it comes from an origin not registered for its app. */
   const sessionOf = async (request: Request) => {
     const found = await sessions.resolve(request.headers.get("cookie"));
-    if (found) checkOrigin(apps, request, apps.appFor(found.row.clientId).id);
+    if (found) {
+      noteCredential(request, "cookie", found.row.clientId);
+      checkOrigin(apps, request, apps.appFor(found.row.clientId).id);
+    }
     return found;
   };
 
@@ -43,6 +47,7 @@ export function authRoutes(gateway: Gateway) {
       const hit = sessions.peek(request.headers.get("cookie"));
       const found = hit !== undefined ? hit : await sessions.resolve(request.headers.get("cookie"));
       if (!found) return { authenticated: false };
+      noteCredential(request, "cookie", found.row.clientId);
       checkOrigin(apps, request, apps.appFor(found.row.clientId).id);
       gateway.store.touch(found.row);
       return { authenticated: true, user_id: found.row.userId };

@@ -198,13 +198,17 @@ export class SessionService {
   async revokeToken(clientId: string, token: string, sessionId: string): Promise<void> {
     const client = this.options.apps.lookupClient(clientId)?.client;
     const result = await this.options.hydra.revoke({ clientId, clientSecret: client?.clientSecret }, token);
-    if (result === "unsupported")
+    if (result.outcome === "unsupported")
       this.options.log?.("warn", "revocation is impossible: the refresh token stays valid at the provider", {
         sessionId,
         hint: "set IDP_REVOCATION_URL",
       });
-    else if (result === "refused")
-      this.options.log?.("warn", "the provider did not confirm the revocation", { sessionId });
+    else if (result.outcome === "refused")
+      this.options.log?.("warn", "the provider did not confirm the revocation", {
+        sessionId,
+        ...result.call,
+        cause: result.cause,
+      });
   }
 
   /**

@@ -53,6 +53,8 @@ export class ApiError extends Error {
     readonly headers?: Record<string, string | string[]>,
     /** For the log only, never the body: why (e.g. what the identity provider did). */
     readonly detail?: string,
+    /** For the log only: structured facts about the cause (the provider call that failed). */
+    readonly logFields?: Record<string, unknown>,
   ) {
     super(message);
   }
@@ -79,8 +81,16 @@ export const errors = {
       "origin_not_allowed",
       "This origin is not registered for the app this credential belongs to.",
     ),
-  idpUnavailable: (detail?: string) =>
-    new ApiError(502, "idp_unavailable", "The identity provider could not be reached.", undefined, detail),
+  /** The cause (`IdpUnavailable`) names the endpoint, its status or network error, and the duration. */
+  idpUnavailable: (cause?: { message: string; call?: object }) =>
+    new ApiError(
+      502,
+      "idp_unavailable",
+      "The identity provider could not be reached.",
+      undefined,
+      cause?.message,
+      cause?.call ? { provider: cause.call } : undefined,
+    ),
   noIssuer: () =>
     new ApiError(503, "issuer_not_configured", "No identity provider is configured (OIDC_ISSUER)."),
 };

@@ -8,6 +8,7 @@ const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 const STATIC_ROUTES = new Set([
   "/",
   "/healthz",
+  "/readyz",
   "/landing.js",
   "/metrics",
   "/auth/authorize",
@@ -78,31 +79,15 @@ export class Metrics {
   private sum = 0;
   private count = 0;
 
-  observe(method: string, path: string, status: number, seconds: number): void {
-    const key = `${method} ${routeLabel(path)} ${status}`;
+  /** One request: `route` is already a label (routeLabel). */
+  observeRoute(method: string, route: string, status: number, seconds: number): void {
+    const key = `${method} ${route} ${status}`;
     this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
     let i = 0;
     while (i < BUCKETS.length && seconds > BUCKETS[i]!) i++;
     if (i < BUCKETS.length) this.buckets[i]!++;
     this.sum += seconds;
     this.count++;
-  }
-
-  /** Wraps a fetch handler so every request is counted and timed (no extra await on the hot path). */
-  instrument(fetch: (request: Request) => Response | Promise<Response>) {
-    return (request: Request): Response | Promise<Response> => {
-      const started = performance.now();
-      const result = fetch(request);
-      const done = (response: Response) => {
-        const url = request.url;
-        const start = url.indexOf("/", 8);
-        const query = url.indexOf("?", start);
-        const path = query < 0 ? url.slice(start) : url.slice(start, query);
-        this.observe(request.method, path, response.status, (performance.now() - started) / 1000);
-        return response;
-      };
-      return result instanceof Promise ? result.then(done) : done(result);
-    };
   }
 
   render(gauges: Record<string, { help: string; value: number }>): string {

@@ -12,6 +12,8 @@ import type { AppRegistry } from "../apps/registry.ts";
 import type { Logger } from "../lib/log.ts";
 import { readBody } from "./body-timeout.ts";
 import { ApiError, databaseError, errorBody, errors } from "./errors.ts";
+import { routeLabel } from "./metrics.ts";
+import { requestId } from "./request-context.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 /**
@@ -108,27 +110,31 @@ export function plumbing(options: PlumbingOptions) {
       else if (databaseError(error ?? cause)) {
         apiError = databaseError(error ?? cause)!;
         log("warn", "database refused a statement", {
+          requestId: requestId(request),
           method: request.method,
           code: String((error as { code?: unknown }).code),
         });
       } else {
-        const requestId = crypto.randomUUID();
+        const id = requestId(request);
         log("error", "unexpected error", {
-          requestId,
+          requestId: id,
           method: request.method,
-          path: new URL(request.url).pathname,
+          route: routeLabel(new URL(request.url).pathname),
           // Name and a bounded message for the operator; never a stack, never a request body or header.
           error: String((error as Error)?.name ?? "Error"),
           detail: String((error as Error)?.message ?? error).slice(0, 300),
         });
         set.status = 500;
         set.headers["content-type"] = "application/json";
-        return errorBody(new ApiError(500, "internal", "Something went wrong on our side."), requestId);
+        return errorBody(new ApiError(500, "internal", "Something went wrong on our side."), id);
       }
       if (apiError.detail)
-        log("warn", "request refused", {
+        log("warn", apiError.code === "idp_unavailable" ? "identity provider failed" : "request refused", {
+          requestId: requestId(request),
           method: request.method,
+          route: routeLabel(new URL(request.url).pathname),
           code: apiError.code,
+          ...apiError.logFields,
           cause: apiError.detail.slice(0, 300),
         });
       set.status = apiError.status;

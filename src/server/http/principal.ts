@@ -14,6 +14,7 @@ import { clientAddress } from "./client-address.ts";
 import { hasCsrfHeader } from "./csrf.ts";
 import { ApiError, errors } from "./errors.ts";
 import { checkOrigin } from "./origin.ts";
+import { noteCredential } from "./request-context.ts";
 
 export interface Principal {
   userId: string;
@@ -40,6 +41,7 @@ export function resolvePrincipal(gateway: Gateway, request: Request): Principal 
   const finish = (resolved: typeof hit | null): Principal => {
     if (!resolved) throw errors.unauthenticated();
     const { userId, clientId, id } = resolved.row;
+    noteCredential(request, "cookie", clientId);
     const appId = gateway.apps.appFor(clientId).id;
     checkOrigin(gateway.apps, request, appId);
     if (!SAFE_METHODS.has(request.method) && !hasCsrfHeader(request)) throw errors.csrf();
@@ -59,6 +61,7 @@ export function resolvePrincipal(gateway: Gateway, request: Request): Principal 
 function bearerPrincipal(gateway: Gateway, token: string, request: Request): Principal | Promise<Principal> {
   const toPrincipal = (found: { userId: string; clientId: string | undefined } | null): Principal => {
     if (!found) throw errors.unauthenticated();
+    noteCredential(request, "bearer", found.clientId);
     if (found.clientId !== undefined) requireClient(gateway.apps, found.clientId, 401);
     const appId = gateway.apps.appFor(found.clientId).id;
     checkOrigin(gateway.apps, request, appId);
@@ -70,7 +73,7 @@ function bearerPrincipal(gateway: Gateway, token: string, request: Request): Pri
   const address = clientAddress(request);
   const validating = gateway.tokens.validate(token, () => gateway.tokenChecks.take(address));
   return validating.then(toPrincipal, (error) => {
-    if (error instanceof IdpUnavailable) throw errors.idpUnavailable(error.message);
+    if (error instanceof IdpUnavailable) throw errors.idpUnavailable(error);
     throw error;
   });
 }

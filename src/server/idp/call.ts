@@ -6,7 +6,7 @@ export async function idp<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (error instanceof IdpUnavailable) throw errors.idpUnavailable(error.message);
+    if (error instanceof IdpUnavailable) throw errors.idpUnavailable(error);
     throw error;
   }
 }

@@ -13,7 +13,7 @@
  */
 
 import { type ResolvedMetadata, resolveMetadata } from "./metadata.ts";
-import { fetchText, IdpUnavailable } from "./provider-fetch.ts";
+import { fetchText, IdpUnavailable, type ProviderCall, unusableAnswer } from "./provider-fetch.ts";
 
 export { IdpUnavailable };
 
@@ -68,7 +68,10 @@ export interface HydraOptions {
   timeoutMs?: number;
 }
 
-export type RevocationResult = "revoked" | "refused" | "unsupported";
+/** "refused" carries why: the provider's status or the network error, for the log. */
+export type RevocationResult =
+  | { outcome: "revoked" | "unsupported" }
+  | { outcome: "refused"; cause: string; call?: ProviderCall };
 
 export class HydraClient {
   private discovery: Promise<ResolvedMetadata> | undefined;
@@ -146,8 +149,8 @@ export class HydraClient {
   async revoke(client: ClientAuth, token: string): Promise<RevocationResult> {
     try {
       const { revocation_endpoint } = await this.discover();
-      if (!revocation_endpoint) return "unsupported";
-      const { status } = await fetchText(
+      if (!revocation_endpoint) return { outcome: "unsupported" };
+      const { status, durationMs } = await fetchText(
         revocation_endpoint,
         {
           method: "POST",
@@ -156,22 +159,30 @@ export class HydraClient {
         },
         2000,
       );
-      return status >= 200 && status < 300 ? "revoked" : "refused";
-    } catch {
-      return "refused";
+      if (status >= 200 && status < 300) return { outcome: "revoked" };
+      const refusal = unusableAnswer(
+        `revocation answered ${status}`,
+        revocation_endpoint,
+        status,
+        durationMs,
+      );
+      return { outcome: "refused", cause: refusal.message, call: refusal.call };
+    } catch (error) {
+      const cause = error instanceof IdpUnavailable ? error : undefined;
+      return { outcome: "refused", cause: cause?.message ?? "revocation failed", call: cause?.call };
     }
   }
 
   async userinfo(accessToken: string): Promise<{ sub: string } | null> {
     const { userinfo_endpoint } = await this.discover();
     if (!userinfo_endpoint) throw new IdpUnavailable("no userinfo endpoint");
-    const { status, body } = await this.json<{ sub?: unknown }>(userinfo_endpoint, {
+    const { status, body, durationMs } = await this.json<{ sub?: unknown }>(userinfo_endpoint, {
       headers: { authorization: `Bearer ${accessToken}` },
     });
     // A 200 without a string `sub` falls through to IdpUnavailable: a provider failure, not cached.
     if (status === 200 && typeof body?.sub === "string" && body.sub !== "") return { sub: body.sub };
     if (status === 401 || status === 403 || status === 400) return null;
-    throw new IdpUnavailable(`userinfo answered ${status}`);
+    throw unusableAnswer(`userinfo answered ${status}`, userinfo_endpoint, status, durationMs);
   }
 
   async introspect(token: string): Promise<Introspection> {
@@ -181,18 +192,19 @@ export class HydraClient {
     const headers = client
       ? this.clientHeaders(client)
       : { ...this.adminHeaders(), "content-type": "application/x-www-form-urlencoded" };
-    const { status, body } = await this.json<Record<string, unknown>>(introspection_endpoint, {
+    const { status, body, durationMs } = await this.json<Record<string, unknown>>(introspection_endpoint, {
       method: "POST",
       headers,
       body: new URLSearchParams({ token }).toString(),
     });
-    if (status !== 200) throw new IdpUnavailable(`introspection answered ${status}`);
+    const failed = (what: string) => unusableAnswer(what, introspection_endpoint, status, durationMs);
+    if (status !== 200) throw failed(`introspection answered ${status}`);
     // A 200 of the wrong shape is a provider failure, never a verdict on the token (it is not cached).
     if (typeof body !== "object" || body === null || Array.isArray(body) || typeof body.active !== "boolean")
-      throw new IdpUnavailable("introspection answered 200 without a boolean `active`");
+      throw failed("introspection answered 200 without a boolean `active`");
     if (!body.active) return { active: false };
     if (body.sub !== undefined && (typeof body.sub !== "string" || body.sub === ""))
-      throw new IdpUnavailable("introspection answered active with a `sub` that is not a string");
+      throw failed("introspection answered active with a `sub` that is not a string");
     return {
       active: true,
       sub: body.sub as string | undefined,
@@ -204,7 +216,7 @@ export class HydraClient {
 
   async getConsentRequest(challenge: string): Promise<ConsentLookup> {
     const url = `${this.options.adminUrl}/admin/oauth2/auth/requests/consent?consent_challenge=${encodeURIComponent(challenge)}`;
-    const { status, body } = await this.json<any>(url, { headers: this.adminHeaders() });
+    const { status, body, durationMs } = await this.json<any>(url, { headers: this.adminHeaders() });
     if (status === 200 && typeof body?.challenge === "string") {
       return {
         kind: "found",
@@ -227,7 +239,7 @@ export class HydraClient {
       return { kind: "used", redirectTo: body.redirect_to };
     // Hydra: 404 when the challenge cannot be decoded, 401 request_unauthorized once it has expired.
     if (status === 404 || status === 401 || status === 400) return { kind: "not_found" };
-    throw new IdpUnavailable(`consent request answered ${status}`);
+    throw unusableAnswer(`consent request answered ${status}`, url, status, durationMs);
   }
 
   acceptConsent(challenge: string, body: Record<string, unknown>): Promise<ConsentDecision> {
@@ -244,7 +256,7 @@ export class HydraClient {
     payload: Record<string, unknown>,
   ): Promise<ConsentDecision> {
     const url = `${this.options.adminUrl}/admin/oauth2/auth/requests/consent/${verb}?consent_challenge=${encodeURIComponent(challenge)}`;
-    const { status, body } = await this.json<any>(url, {
+    const { status, body, durationMs } = await this.json<any>(url, {
       method: "PUT",
       headers: { ...this.adminHeaders(), "content-type": "application/json" },
       body: JSON.stringify(payload),
@@ -254,7 +266,7 @@ export class HydraClient {
     if (status === 410 && typeof body?.redirect_to === "string")
       return { kind: "used", redirectTo: body.redirect_to };
     if (status === 404 || status === 401 || status === 409 || status === 400) return { kind: "not_found" };
-    throw new IdpUnavailable(`consent ${verb} answered ${status}`);
+    throw unusableAnswer(`consent ${verb} answered ${status}`, url, status, durationMs);
   }
 
   private async tokenRequest(
@@ -263,7 +275,7 @@ export class HydraClient {
     timeoutMs?: number,
   ): Promise<TokenResult> {
     const { token_endpoint } = await this.discover();
-    const { status, body } = await this.json<any>(
+    const { status, body, durationMs } = await this.json<any>(
       token_endpoint,
       { method: "POST", headers: this.clientHeaders(client), body: this.clientForm(client, form) },
       timeoutMs,
@@ -282,7 +294,7 @@ export class HydraClient {
     }
     if (status >= 400 && status < 500 && typeof body?.error === "string")
       return { ok: false, status, error: body.error };
-    throw new IdpUnavailable(`token endpoint answered ${status}`);
+    throw unusableAnswer(`token endpoint answered ${status}`, token_endpoint, status, durationMs);
   }
 
   private clientHeaders(client: ClientAuth): Record<string, string> {
@@ -314,13 +326,13 @@ export class HydraClient {
     url: string,
     init: RequestInit,
     timeoutMs = this.timeoutMs,
-  ): Promise<{ status: number; body: T | undefined }> {
-    const { status, text } = await fetchText(url, init, timeoutMs);
-    if (!text) return { status, body: undefined };
+  ): Promise<{ status: number; body: T | undefined; durationMs: number }> {
+    const { status, text, durationMs } = await fetchText(url, init, timeoutMs);
+    if (!text) return { status, body: undefined, durationMs };
     try {
-      return { status, body: JSON.parse(text) as T };
+      return { status, body: JSON.parse(text) as T, durationMs };
     } catch {
-      throw new IdpUnavailable(`non-JSON answer (${status})`);
+      throw unusableAnswer(`non-JSON answer (${status})`, url, status, durationMs);
     }
   }
 }

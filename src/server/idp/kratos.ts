@@ -9,7 +9,7 @@
  * service, and neither reading the gateway's credentials nor replacing them is its business.
  */
 import { type CookieNameMatcher, mayRelaySetCookie, withoutCookies } from "../http/gateway-cookies.ts";
-import { fetchText, IdpUnavailable } from "./provider-fetch.ts";
+import { fetchText, unusableAnswer } from "./provider-fetch.ts";
 
 export const FLOW_TYPES = ["login", "registration", "recovery", "settings", "verification", "error"] as const;
 export type FlowType = (typeof FLOW_TYPES)[number];
@@ -35,16 +35,13 @@ export class KratosClient {
     const headers: Record<string, string> = { accept: "application/json" };
     const cookie = withoutCookies(cookieHeader, this.isGatewayCookie);
     if (cookie) headers.cookie = cookie;
-    const res = await fetchText(
-      `${this.publicUrl}${path}?id=${encodeURIComponent(id)}`,
-      { headers },
-      this.timeoutMs,
-    );
+    const url = `${this.publicUrl}${path}?id=${encodeURIComponent(id)}`;
+    const res = await fetchText(url, { headers }, this.timeoutMs);
     const body = res.text;
     try {
       JSON.parse(body);
     } catch {
-      throw new IdpUnavailable(`kratos answered ${res.status} without JSON`);
+      throw unusableAnswer(`kratos answered ${res.status} without JSON`, url, res.status, res.durationMs);
     }
     const setCookies = res.headers
       .getSetCookie()

@@ -11,7 +11,7 @@
  * - Introspection (RFC 7662): IDP_INTROSPECTION_URL; else, with Hydra's admin key and no introspection
  *   client, Hydra's admin path; else the discovery or RFC 8414 `introspection_endpoint`.
  */
-import { fetchText, IdpUnavailable } from "./provider-fetch.ts";
+import { fetchText, IdpUnavailable, unusableAnswer } from "./provider-fetch.ts";
 
 export interface Discovery {
   issuer: string;
@@ -44,10 +44,10 @@ const MAX_REDIRECTS = 3;
 export async function fetchJsonFollowing(
   url: string,
   timeoutMs: number,
-): Promise<{ status: number; body: unknown; url: string }> {
+): Promise<{ status: number; body: unknown; url: string; durationMs: number }> {
   let current = url;
   for (let hop = 0; ; hop++) {
-    const { status, headers, text } = await fetchText(
+    const { status, headers, text, durationMs } = await fetchText(
       current,
       { headers: { accept: "application/json" } },
       timeoutMs,
@@ -56,8 +56,14 @@ export async function fetchJsonFollowing(
     if (status >= 300 && status < 400 && location) {
       const next = new URL(location, current);
       if (next.origin !== new URL(current).origin)
-        throw new IdpUnavailable(`${current} redirects to another origin (${next.origin})`);
-      if (hop >= MAX_REDIRECTS) throw new IdpUnavailable(`${url}: more than ${MAX_REDIRECTS} redirects`);
+        throw unusableAnswer(
+          `${current} redirects to another origin (${next.origin})`,
+          current,
+          status,
+          durationMs,
+        );
+      if (hop >= MAX_REDIRECTS)
+        throw unusableAnswer(`${url}: more than ${MAX_REDIRECTS} redirects`, current, status, durationMs);
       current = next.toString();
       continue;
     }
@@ -65,9 +71,14 @@ export async function fetchJsonFollowing(
     try {
       body = text ? JSON.parse(text) : undefined;
     } catch {
-      throw new IdpUnavailable(`${current} answered ${status} with something that is not JSON`);
+      throw unusableAnswer(
+        `${current} answered ${status} with something that is not JSON`,
+        current,
+        status,
+        durationMs,
+      );
     }
-    return { status, body, url: current };
+    return { status, body, url: current, durationMs };
   }
 }
 
@@ -85,15 +96,18 @@ export async function resolveMetadata(
   timeoutMs: number,
 ): Promise<ResolvedMetadata> {
   const discoveryUrl = `${settings.issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`;
-  const { status, body } = await fetchJsonFollowing(discoveryUrl, timeoutMs);
+  const { status, body, url, durationMs } = await fetchJsonFollowing(discoveryUrl, timeoutMs);
   const doc = body as Partial<Discovery> | undefined;
   if (
     status !== 200 ||
     typeof doc?.authorization_endpoint !== "string" ||
     typeof doc.token_endpoint !== "string"
   )
-    throw new IdpUnavailable(
+    throw unusableAnswer(
       `discovery at ${discoveryUrl} answered ${status} without the required endpoints`,
+      url,
+      status,
+      durationMs,
     );
   if (typeof doc.issuer !== "string" || !sameIssuer(doc.issuer, settings.issuer))
     throw new IssuerMismatch(

@@ -1,0 +1,38 @@
+/**
+ * What the access log needs to know about a request that only the handlers learn (the credential and
+ * its client), and the request id everything logged about the request carries. Kept beside the
+ * Request object (a WeakMap, like the client address), so no handler signature changes.
+ */
+export type CredentialKind = "cookie" | "bearer" | "admin";
+
+export interface RequestFacts {
+  id: string;
+  credential?: CredentialKind;
+  clientId?: string;
+}
+
+const facts = new WeakMap<Request, RequestFacts>();
+
+/** An incoming X-Request-Id is kept when it is 1-128 characters of this set; otherwise a new one is made. */
+const REQUEST_ID = /^[A-Za-z0-9._:;=+/@-]{1,128}$/;
+
+export function startRequest(request: Request): RequestFacts {
+  const incoming = request.headers.get("x-request-id");
+  const entry: RequestFacts = {
+    id: incoming !== null && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID(),
+  };
+  facts.set(request, entry);
+  return entry;
+}
+
+/** The request's id; a request handled in process (no listener) gets one on first use. */
+export function requestId(request: Request): string {
+  return (facts.get(request) ?? startRequest(request)).id;
+}
+
+export function noteCredential(request: Request, credential: CredentialKind, clientId?: string): void {
+  const entry = facts.get(request);
+  if (entry === undefined) return;
+  entry.credential = credential;
+  if (clientId !== undefined) entry.clientId = clientId;
+}
