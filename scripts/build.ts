@@ -1,8 +1,22 @@
 /**
- * Builds the single binary `dist/gateway` (Bun.build with `compile`). Migrations are embedded through
- * text imports (src/server/db/migrations.gen.ts), so the binary needs no files beside it. Ink (the
- * TUI) optionally imports `react-devtools-core`, which does not bundle: a stub module replaces it.
+ * Builds the single binary (Bun.build with `compile`). Migrations are embedded through text imports
+ * (src/server/db/migrations.gen.ts), so the binary needs no files beside it. Ink (the TUI) optionally
+ * imports `react-devtools-core`, which does not bundle: a stub module replaces it.
+ *
+ *   bun scripts/build.ts [outfile]               dist/gateway: every command
+ *   bun scripts/build.ts [outfile] --serve-only  dist/gateway-serve: serve, migrate and keys only; the
+ *                                                development provider, the demo app and the TUI (and
+ *                                                their libraries) are left out of the binary
+ *
+ * It prints the binary's size and the size of the JavaScript inside it.
  */
+import { statSync } from "node:fs";
+
+const args = process.argv.slice(2);
+const serveOnly = args.includes("--serve-only");
+const outfile =
+  args.find((arg) => !arg.startsWith("--")) ?? (serveOnly ? "dist/gateway-serve" : "dist/gateway");
+
 const stubDevtools: Bun.BunPlugin = {
   name: "stub-react-devtools-core",
   setup(build) {
@@ -17,20 +31,47 @@ const stubDevtools: Bun.BunPlugin = {
   },
 };
 
-const outfile = process.argv[2] ?? "dist/gateway";
-const result = await Bun.build({
+/** The commands a server does not need, each replaced by a module that says so (main.ts imports them lazily). */
+const DEVELOPMENT_COMMANDS: Record<string, string> = {
+  "./dev.ts": "runDev",
+  "./token-command.ts": "runToken",
+  "../tui/main.tsx": "runTui",
+};
+const leaveOutDevelopment: Bun.BunPlugin = {
+  name: "leave-out-development-commands",
+  setup(build) {
+    build.onResolve({ filter: /^(\.\/dev\.ts|\.\/token-command\.ts|\.\.\/tui\/main\.tsx)$/ }, (args) =>
+      args.importer.endsWith("src/server/main.ts") ? { path: args.path, namespace: "serve-only" } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "serve-only" }, (args) => ({
+      contents: `import { StartupError } from ${JSON.stringify(`${import.meta.dir}/../src/server/startup.ts`)};
+export async function ${DEVELOPMENT_COMMANDS[args.path]}() {
+  throw new StartupError("gateway: dev, token and tui are not in this serve-only build; the full build (bun scripts/build.ts) has them");
+}`,
+      loader: "js",
+    }));
+  },
+};
+
+const options = {
   entrypoints: ["src/server/main.ts"],
-  compile: { outfile },
   // Whitespace only. The development provider's library looks token lifetimes up by class name
   // (`class AccessToken extends …` returned from an arrow function): renaming identifiers, and even
   // syntax minification, drop that name (`keepNames` does not cover class expressions), and then every
   // token request fails.
   minify: { whitespace: true, syntax: false, identifiers: false },
-  sourcemap: "none",
-  plugins: [stubDevtools],
-});
+  sourcemap: "none" as const,
+  target: "bun" as const,
+  plugins: serveOnly ? [stubDevtools, leaveOutDevelopment] : [stubDevtools],
+};
+const script = await Bun.build(options);
+const result = script.success ? await Bun.build({ ...options, compile: { outfile } }) : script;
 if (!result.success) {
   for (const log of result.logs) console.error(log);
   process.exit(1);
 }
-console.log(`built ${outfile}`);
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const javascript = script.outputs.reduce((sum, output) => sum + output.size, 0);
+console.log(
+  `built ${outfile}: ${mb(statSync(outfile).size)}, of which ${mb(javascript)} is the gateway's JavaScript`,
+);

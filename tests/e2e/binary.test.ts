@@ -1,6 +1,6 @@
 /** The one binary: built with Bun.build compile, started in an empty folder, it migrates and serves. */
 import { afterAll, expect, test } from "bun:test";
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { version } from "../../package.json";
 import { LANDING_CLIENT_ID } from "../../src/server/landing.ts";
@@ -134,4 +134,45 @@ test("the binary's dev signs a person in end to end (the provider's token endpoi
   dev.kill();
   const printed = await new Response(dev.stderr as ReadableStream).text();
   expect(printed).not.toContain("DeprecationWarning");
+}, 60_000);
+
+test("the serve-only build leaves development out: smaller, serves, and says dev, token and tui are elsewhere", async () => {
+  const serveOnly = join(dir, "bin", "gateway-serve");
+  const build = Bun.spawnSync(["bun", "scripts/build.ts", serveOnly, "--serve-only"], {
+    cwd: root,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  expect(build.exitCode).toBe(0);
+  expect(build.stdout.toString()).toMatch(
+    /^built .+gateway-serve: [\d.]+ MB, of which [\d.]+ MB is the gateway's JavaScript\n$/,
+  );
+  // The development provider, the demo and the TUI are megabytes of JavaScript: the full build is larger.
+  expect(statSync(serveOnly).size).toBeLessThan(statSync(binary).size - 1024 * 1024);
+  for (const command of ["dev", "token", "tui"]) {
+    const refused = Bun.spawnSync([serveOnly, command], { stdout: "pipe", stderr: "pipe" });
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr.toString()).toBe(
+      "gateway: dev, token and tui are not in this serve-only build; the full build (bun scripts/build.ts) has them\n",
+    );
+  }
+  const work = join(dir, "serve-only");
+  Bun.spawnSync(["mkdir", "-p", work]);
+  const port = freePort();
+  const server = Bun.spawn([serveOnly, "serve"], {
+    cwd: work,
+    env: { PATH: process.env.PATH ?? "", PORT: String(port), ADMIN_PORT: String(freePort()) },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  try {
+    await waitReady(`http://127.0.0.1:${port}`);
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    expect(await ready.json()).toEqual({
+      ready: true,
+      checks: { database: "ok", provider: "not_configured" },
+    });
+  } finally {
+    server.kill();
+  }
 }, 60_000);
