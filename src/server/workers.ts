@@ -8,9 +8,9 @@
  */
 
 import { loadKeyring } from "./auth/key-file.ts";
-import type { Config } from "./config.ts";
-import { ConfigError } from "./config.ts";
+import { type Config, ConfigError } from "./config.ts";
 import { databaseTarget, openStorage } from "./db/open.ts";
+import { createLogger, type Logger } from "./lib/log.ts";
 
 /** `--workers N` (or `--workers=N`) out of the serve arguments; 1 without it. */
 export function workerCount(argv: string[]): number {
@@ -31,7 +31,11 @@ function serveCommand(): string[] {
     : [process.execPath, "serve"];
 }
 
-export async function runWorkers(count: number, config: Config): Promise<number> {
+export async function runWorkers(
+  count: number,
+  config: Config,
+  log: Logger = createLogger(),
+): Promise<number> {
   if (config.port === 0 || config.adminPort === 0)
     throw new ConfigError("PORT", "must be a fixed port with --workers (the workers share it)");
   await (await openStorage(databaseTarget(config))).close();
@@ -49,21 +53,21 @@ export async function runWorkers(count: number, config: Config): Promise<number>
     workers.set(index, child);
     void child.exited.then((code) => {
       if (workers.get(index) !== child || stopping) return;
-      console.error(`gateway: worker ${index} exited (${code}); starting it again in 1 s`);
+      log("error", "a worker exited; starting it again in 1 s", { worker: index, exitCode: code });
       setTimeout(() => {
         if (!stopping) start(index);
       }, 1000);
     });
   };
   for (let i = 1; i <= count; i++) start(i);
-  console.log(`gateway: ${count} workers share the public and admin ports`);
+  log("info", "workers share the public and admin ports", { workers: count });
   return new Promise<number>((resolve) => {
     const stop = async (signal: NodeJS.Signals) => {
       if (stopping) return;
       stopping = true;
       for (const child of workers.values()) child.kill(signal);
       const codes = await Promise.all([...workers.values()].map((child) => child.exited));
-      console.log(`gateway: ${signal}: ${count} workers stopped`);
+      log("info", "workers stopped", { signal, workers: count });
       resolve(codes.every((code) => code === 0) ? 0 : 1);
     };
     process.on("SIGINT", () => void stop("SIGINT"));
