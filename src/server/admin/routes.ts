@@ -12,6 +12,7 @@ import { notFound } from "../resources/service.ts";
 import { parseCursor, parseLimit } from "../resources/views.ts";
 import { AdminId, adminParams, dataRoutes } from "./data-routes.ts";
 import { eventStream } from "./events-stream.ts";
+import { adminDocs as docs } from "./responses.ts";
 
 const Limit = t.Optional(t.String({ maxLength: 12 }));
 const Cursor = t.Optional(t.String({ maxLength: 1024 }));
@@ -25,12 +26,16 @@ export function adminRoutes(gateway: Gateway) {
       const presented = /^Bearer\s+(.+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
       if (!presented || !safeEqual(presented, token)) throw errors.unauthenticated();
     })
-    .get("/admin/v1/overview", async () => ({
-      sessions: { active: await gateway.store.countLive() },
-      ...(await queries.overview()),
-      tokenCache: { hits: gateway.tokens.hits, misses: gateway.tokens.misses },
-      uptimeSeconds: Math.floor((Date.now() - gateway.startedAt) / 1000),
-    }))
+    .get(
+      "/admin/v1/overview",
+      async () => ({
+        sessions: { active: await gateway.store.countLive() },
+        ...(await queries.overview()),
+        tokenCache: { hits: gateway.tokens.hits, misses: gateway.tokens.misses },
+        uptimeSeconds: Math.floor((Date.now() - gateway.startedAt) / 1000),
+      }),
+      { detail: docs.overview },
+    )
     .get(
       "/admin/v1/sessions",
       ({ query }) =>
@@ -46,6 +51,7 @@ export function adminRoutes(gateway: Gateway) {
           limit: Limit,
           cursor: Cursor,
         }),
+        detail: docs.sessions,
       },
     )
     .delete(
@@ -56,7 +62,7 @@ export function adminRoutes(gateway: Gateway) {
         gateway.log("info", "session revoked by an operator", { sessionId: params.id, userId: ended.userId });
         return { ok: true };
       },
-      { params: adminParams("id") },
+      { params: adminParams("id"), detail: docs.revokeSession },
     )
     .get(
       "/admin/v1/users/:id",
@@ -67,7 +73,7 @@ export function adminRoutes(gateway: Gateway) {
         sessions: (await queries.sessions({ userId: params.id }, 200)).sessions,
         memberships: (await queries.user(params.id)).memberships,
       }),
-      { params: adminParams("id") },
+      { params: adminParams("id"), detail: docs.user },
     )
     .get(
       "/admin/v1/pending",
@@ -78,6 +84,7 @@ export function adminRoutes(gateway: Gateway) {
           limit: Limit,
           cursor: Cursor,
         }),
+        detail: docs.pending,
       },
     )
     .delete(
@@ -93,7 +100,7 @@ export function adminRoutes(gateway: Gateway) {
         }
         return { ok: true };
       },
-      { params: adminParams("resourceId", "userId") },
+      { params: adminParams("resourceId", "userId"), detail: docs.cancelPending },
     )
     .get(
       "/admin/v1/resources",
@@ -110,6 +117,7 @@ export function adminRoutes(gateway: Gateway) {
           limit: Limit,
           cursor: Cursor,
         }),
+        detail: docs.resources,
       },
     )
     .get(
@@ -118,9 +126,9 @@ export function adminRoutes(gateway: Gateway) {
         if (!(await membership.store.getResource(params.id))) throw notFound();
         return { members: await queries.roster(params.id) };
       },
-      { params: adminParams("id") },
+      { params: adminParams("id"), detail: docs.roster },
     )
-    .get("/admin/v1/events", ({ request }) => eventStream(queries, request))
+    .get("/admin/v1/events", ({ request }) => eventStream(queries, request), { detail: docs.events })
     .get(
       "/metrics",
       async () =>
@@ -142,6 +150,7 @@ export function adminRoutes(gateway: Gateway) {
           }),
           { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } },
         ),
+      { detail: docs.metrics },
     )
     .use(dataRoutes(gateway));
 }
