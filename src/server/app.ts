@@ -1,47 +1,64 @@
 /**
  * Builds the two Elysia apps from their parts: the public one (`/auth`, `/v1`, `/healthz`, `/readyz`) and the
- * admin one (`/admin/v1`, on its own listener, like Hydra's admin port). Tests build these too and
- * either call `.handle(new Request(...))` or serve them on 127.0.0.1.
+ * admin one (`/admin/v1`, on its own listener, like Hydra's admin port); each serves its own OpenAPI
+ * document at `/openapi.json`. Tests build these too and either call `.handle(new Request(...))` or
+ * serve them on 127.0.0.1.
  */
 import { Elysia } from "elysia";
 import { adminRoutes } from "./admin/routes.ts";
 import { consentRoutes } from "./auth/consent-routes.ts";
 import { authRoutes } from "./auth/routes.ts";
 import type { Gateway } from "./gateway.ts";
+import { openApiRoute } from "./http/openapi.ts";
 import { plumbing } from "./http/plumbing.ts";
 import { resolvePrincipal } from "./http/principal.ts";
 import { landingPage, landingScript } from "./landing.ts";
 import { type Readiness, readiness } from "./readiness.ts";
 import { resourceRoutes } from "./resources/routes.ts";
+import { ADMIN_DOCUMENT, appDocs as docs, publicDocument } from "./responses.ts";
 
 export function buildPublicApp(gateway: Gateway) {
   return (
     new Elysia()
       .use(plumbing({ apps: gateway.apps, log: gateway.log, bodyTimeoutMs: gateway.config.bodyTimeoutMs }))
-      .get("/healthz", () => ({ ok: true }))
+      .get("/healthz", () => ({ ok: true }), { detail: docs.health })
       // For a load balancer: 200 while the database answers (migrated) and discovery is loaded.
-      .get("/readyz", async ({ set }) => {
-        const worker = process.env.GATEWAY_WORKER;
-        const state = await readiness(gateway.storage, gateway.hydra);
-        const named = worker ? { worker: Number(worker) } : {};
-        if (state.ready) return { ready: true, checks: state.checks, ...named };
-        set.status = 503;
-        return { error: notReadyMessage(state), code: "not_ready", checks: state.checks, ...named };
-      })
-      .get("/", () => landingPage())
-      .get("/landing.js", () => landingScript())
+      .get(
+        "/readyz",
+        async ({ set }) => {
+          const worker = process.env.GATEWAY_WORKER;
+          const state = await readiness(gateway.storage, gateway.hydra);
+          const named = worker ? { worker: Number(worker) } : {};
+          if (state.ready) return { ready: true, checks: state.checks, ...named };
+          set.status = 503;
+          return { error: notReadyMessage(state), code: "not_ready", checks: state.checks, ...named };
+        },
+        { detail: docs.ready },
+      )
+      .get("/", () => landingPage(), { detail: docs.landingPage })
+      .get("/landing.js", () => landingScript(), { detail: docs.landingScript })
       .use(authRoutes(gateway))
       .use(consentRoutes(gateway))
       .use(resourceRoutes(gateway))
-      .get("/v1/me", async ({ request }) => {
-        const shape = (p: { userId: string; clientId: string | undefined; appId: string; via: string }) => ({
-          userId: p.userId,
-          clientId: p.clientId ?? null,
-          appId: p.appId,
-          via: p.via,
-        });
-        return shape(await resolvePrincipal(gateway, request));
-      })
+      .get(
+        "/v1/me",
+        async ({ request }) => {
+          const shape = (p: {
+            userId: string;
+            clientId: string | undefined;
+            appId: string;
+            via: string;
+          }) => ({
+            userId: p.userId,
+            clientId: p.clientId ?? null,
+            appId: p.appId,
+            via: p.via,
+          });
+          return shape(await resolvePrincipal(gateway, request));
+        },
+        { detail: docs.me },
+      )
+      .use(openApiRoute(publicDocument(gateway.sessions.cookieName)))
   );
 }
 
@@ -54,5 +71,6 @@ function notReadyMessage({ checks }: Readiness): string {
 export function buildAdminApp(gateway: Gateway) {
   return new Elysia()
     .use(plumbing({ log: gateway.log, bodyTimeoutMs: gateway.config.bodyTimeoutMs }))
-    .use(adminRoutes(gateway));
+    .use(adminRoutes(gateway))
+    .use(openApiRoute(ADMIN_DOCUMENT));
 }

@@ -7,6 +7,7 @@ import type { Gateway } from "../gateway.ts";
 import { ApiError } from "../http/errors.ts";
 import { NO_CONTROL } from "../http/patterns.ts";
 import { notFound } from "../resources/service.ts";
+import { adminDocs as docs } from "./responses.ts";
 
 export const AdminId = t.String({ minLength: 1, maxLength: 256, pattern: NO_CONTROL });
 
@@ -43,7 +44,7 @@ export function dataRoutes(gateway: Gateway) {
         );
         return { ok: true, deployment };
       },
-      { params: adminParams("id") },
+      { params: adminParams("id"), detail: docs.deploy },
     )
     .post(
       "/admin/v1/data/authorize-write",
@@ -51,7 +52,7 @@ export function dataRoutes(gateway: Gateway) {
         allowed: true,
         ...(await membership.authorizeWrite(body.resourceId, body.userId)),
       }),
-      { body: t.Object({ resourceId: AdminId, userId: AdminId }) },
+      { body: t.Object({ resourceId: AdminId, userId: AdminId }), detail: docs.authorizeWrite },
     )
     .post(
       "/admin/v1/data/links",
@@ -69,6 +70,7 @@ export function dataRoutes(gateway: Gateway) {
           userId: AdminId,
           data: t.Optional(t.Unknown()),
         }),
+        detail: docs.link,
       },
     )
     .get(
@@ -77,6 +79,6 @@ export function dataRoutes(gateway: Gateway) {
         if (!(await membership.store.getResource(query.resourceId))) throw notFound();
         return seam.linkedRows(query.resourceId);
       },
-      { query: t.Object({ resourceId: AdminId }) },
+      { query: t.Object({ resourceId: AdminId }), detail: docs.links },
     );
 }

@@ -13,6 +13,7 @@ import { notFound } from "../resources/service.ts";
 import { parseCursor, parseLimit } from "../resources/views.ts";
 import { AdminId, adminParams, dataRoutes } from "./data-routes.ts";
 import { eventStream } from "./events-stream.ts";
+import { adminDocs as docs } from "./responses.ts";
 
 const Limit = t.Optional(t.String({ maxLength: 12 }));
 const Cursor = t.Optional(t.String({ maxLength: 1024 }));
@@ -27,12 +28,16 @@ export function adminRoutes(gateway: Gateway) {
       if (!presented || !safeEqual(presented, token)) throw errors.unauthenticated();
       noteCredential(request, "admin");
     })
-    .get("/admin/v1/overview", async () => ({
-      sessions: { active: await gateway.store.countLive() },
-      ...(await queries.overview()),
-      tokenCache: { hits: gateway.tokens.hits, misses: gateway.tokens.misses },
-      uptimeSeconds: Math.floor((Date.now() - gateway.startedAt) / 1000),
-    }))
+    .get(
+      "/admin/v1/overview",
+      async () => ({
+        sessions: { active: await gateway.store.countLive() },
+        ...(await queries.overview()),
+        tokenCache: { hits: gateway.tokens.hits, misses: gateway.tokens.misses },
+        uptimeSeconds: Math.floor((Date.now() - gateway.startedAt) / 1000),
+      }),
+      { detail: docs.overview },
+    )
     .get(
       "/admin/v1/sessions",
       ({ query }) =>
@@ -48,6 +53,7 @@ export function adminRoutes(gateway: Gateway) {
           limit: Limit,
           cursor: Cursor,
         }),
+        detail: docs.sessions,
       },
     )
     .delete(
@@ -58,7 +64,7 @@ export function adminRoutes(gateway: Gateway) {
         gateway.log("info", "session revoked by an operator", { sessionId: params.id, userId: ended.userId });
         return { ok: true };
       },
-      { params: adminParams("id") },
+      { params: adminParams("id"), detail: docs.revokeSession },
     )
     .get(
       "/admin/v1/users/:id",
@@ -69,7 +75,7 @@ export function adminRoutes(gateway: Gateway) {
         sessions: (await queries.sessions({ userId: params.id }, 200)).sessions,
         memberships: (await queries.user(params.id)).memberships,
       }),
-      { params: adminParams("id") },
+      { params: adminParams("id"), detail: docs.user },
     )
     .get(
       "/admin/v1/pending",
@@ -80,6 +86,7 @@ export function adminRoutes(gateway: Gateway) {
           limit: Limit,
           cursor: Cursor,
         }),
+        detail: docs.pending,
       },
     )
     .delete(
@@ -95,7 +102,7 @@ export function adminRoutes(gateway: Gateway) {
         }
         return { ok: true };
       },
-      { params: adminParams("resourceId", "userId") },
+      { params: adminParams("resourceId", "userId"), detail: docs.cancelPending },
     )
     .get(
       "/admin/v1/resources",
@@ -112,6 +119,7 @@ export function adminRoutes(gateway: Gateway) {
           limit: Limit,
           cursor: Cursor,
         }),
+        detail: docs.resources,
       },
     )
     .get(
@@ -120,9 +128,9 @@ export function adminRoutes(gateway: Gateway) {
         if (!(await membership.store.getResource(params.id))) throw notFound();
         return { members: await queries.roster(params.id) };
       },
-      { params: adminParams("id") },
+      { params: adminParams("id"), detail: docs.roster },
     )
-    .get("/admin/v1/events", ({ request }) => eventStream(queries, request))
+    .get("/admin/v1/events", ({ request }) => eventStream(queries, request), { detail: docs.events })
     .get(
       "/metrics",
       async () =>
@@ -144,6 +152,7 @@ export function adminRoutes(gateway: Gateway) {
           }),
           { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } },
         ),
+      { detail: docs.metrics },
     )
     .use(dataRoutes(gateway));
 }

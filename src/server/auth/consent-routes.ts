@@ -10,6 +10,7 @@ import { ApiError, errors } from "../http/errors.ts";
 import { acceptConsent, loadConsent, rejectConsent } from "./consent.ts";
 import { consentCookieName, presentedNonces } from "./consent-binding.ts";
 import { consentErrorPage, consentPage } from "./consent-page.ts";
+import { authDocs as docs } from "./responses.ts";
 
 const Challenge = t.String({ minLength: 1, maxLength: 1024 });
 
@@ -58,7 +59,7 @@ export function consentRoutes(gateway: Gateway) {
           is_new_user: isNewUser,
         };
       },
-      { beforeHandle: requireReady, query: t.Object({ challenge: Challenge }) },
+      { beforeHandle: requireReady, query: t.Object({ challenge: Challenge }), detail: docs.consentRequest },
     )
 
     .post(
@@ -81,6 +82,7 @@ export function consentRoutes(gateway: Gateway) {
           subject: t.String({ minLength: 1, maxLength: 256 }),
           remember: t.Optional(t.Boolean()),
         }),
+        detail: docs.acceptConsent,
       },
     )
 
@@ -90,24 +92,28 @@ export function consentRoutes(gateway: Gateway) {
         const { redirectTo } = await rejectConsent(gateway, body.challenge, noncesOf(request));
         return { redirect_to: redirectTo };
       },
-      { beforeHandle: requireReady, body: t.Object({ challenge: Challenge }) },
+      { beforeHandle: requireReady, body: t.Object({ challenge: Challenge }), detail: docs.rejectConsent },
     )
 
-    .get("/auth/consent", async ({ query, request }) => {
-      const challenge = typeof query.consent_challenge === "string" ? query.consent_challenge : "";
-      if (!challenge || challenge.length > 1024)
-        return consentErrorPage(400, "This page needs a consent_challenge.");
-      if (!gateway.hydra.configured) return consentErrorPage(503, "No identity provider is configured.");
-      if (gateway.config.idpConsentApi === "none")
-        return consentErrorPage(501, "This identity provider shows its own consent page.");
-      try {
-        const view = await loadConsent(gateway, challenge, noncesOf(request));
-        if (view.kind === "redirect")
-          return new Response(null, { status: 302, headers: { location: view.redirectTo } });
-        return consentPage(view.request, view.isNewUser, view.setCookie);
-      } catch (error) {
-        const status = (error as { status?: number }).status ?? 500;
-        return consentErrorPage(status, PAGE_ERRORS[status] ?? PAGE_ERRORS[502]!);
-      }
-    });
+    .get(
+      "/auth/consent",
+      async ({ query, request }) => {
+        const challenge = typeof query.consent_challenge === "string" ? query.consent_challenge : "";
+        if (!challenge || challenge.length > 1024)
+          return consentErrorPage(400, "This page needs a consent_challenge.");
+        if (!gateway.hydra.configured) return consentErrorPage(503, "No identity provider is configured.");
+        if (gateway.config.idpConsentApi === "none")
+          return consentErrorPage(501, "This identity provider shows its own consent page.");
+        try {
+          const view = await loadConsent(gateway, challenge, noncesOf(request));
+          if (view.kind === "redirect")
+            return new Response(null, { status: 302, headers: { location: view.redirectTo } });
+          return consentPage(view.request, view.isNewUser, view.setCookie);
+        } catch (error) {
+          const status = (error as { status?: number }).status ?? 500;
+          return consentErrorPage(status, PAGE_ERRORS[status] ?? PAGE_ERRORS[502]!);
+        }
+      },
+      { detail: docs.consentPage },
+    );
 }

@@ -19,6 +19,7 @@ import { checkedAuthorizeQuery } from "./authorize.ts";
 import { ensureSignInEffects } from "./consent.ts";
 import { clearSessionCookies, writeSessionCookie } from "./cookies.ts";
 import { idTokenRefusal } from "./id-token.ts";
+import { authDocs as docs } from "./responses.ts";
 import { SessionService } from "./sessions.ts";
 
 const Str = (max: number) => t.String({ minLength: 1, maxLength: max });
@@ -43,24 +44,32 @@ export function authRoutes(gateway: Gateway) {
 
   return new Elysia({ name: "auth-routes" })
     .onTransform(requireCsrfOnPost)
-    .get("/auth/session", async ({ request }) => {
-      const hit = sessions.peek(request.headers.get("cookie"));
-      const found = hit !== undefined ? hit : await sessions.resolve(request.headers.get("cookie"));
-      if (!found) return { authenticated: false };
-      noteCredential(request, "cookie", found.row.clientId);
-      checkOrigin(apps, request, apps.appFor(found.row.clientId).id);
-      gateway.store.touch(found.row);
-      return { authenticated: true, user_id: found.row.userId };
-    })
+    .get(
+      "/auth/session",
+      async ({ request }) => {
+        const hit = sessions.peek(request.headers.get("cookie"));
+        const found = hit !== undefined ? hit : await sessions.resolve(request.headers.get("cookie"));
+        if (!found) return { authenticated: false };
+        noteCredential(request, "cookie", found.row.clientId);
+        checkOrigin(apps, request, apps.appFor(found.row.clientId).id);
+        gateway.store.touch(found.row);
+        return { authenticated: true, user_id: found.row.userId };
+      },
+      { detail: docs.session },
+    )
 
-    .get("/auth/authorize", async ({ request }) => {
-      requireIssuer();
-      const query = checkedAuthorizeQuery(apps, new URL(request.url).searchParams);
-      const { authorization_endpoint } = await discover(gateway);
-      const target = new URL(authorization_endpoint);
-      for (const [name, value] of query) target.searchParams.set(name, value);
-      return new Response(null, { status: 302, headers: { location: target.toString() } });
-    })
+    .get(
+      "/auth/authorize",
+      async ({ request }) => {
+        requireIssuer();
+        const query = checkedAuthorizeQuery(apps, new URL(request.url).searchParams);
+        const { authorization_endpoint } = await discover(gateway);
+        const target = new URL(authorization_endpoint);
+        for (const [name, value] of query) target.searchParams.set(name, value);
+        return new Response(null, { status: 302, headers: { location: target.toString() } });
+      },
+      { detail: docs.authorize },
+    )
 
     .post(
       "/auth/token",
@@ -107,6 +116,7 @@ export function authRoutes(gateway: Gateway) {
           client_id: Str(128),
           nonce: t.Optional(Str(256)),
         }),
+        detail: docs.token,
       },
     )
 
@@ -142,44 +152,52 @@ export function authRoutes(gateway: Gateway) {
           );
         return { authenticated: true, expires_in: SessionService.expiresIn(outcome.cookie) };
       },
-      { body: t.Optional(t.Object({ client_id: t.Optional(Str(128)) })) },
+      { body: t.Optional(t.Object({ client_id: t.Optional(Str(128)) })), detail: docs.refresh },
     )
 
-    .post("/auth/logout", async ({ cookie, request }) => {
-      const header = request.headers.get("cookie");
-      const found = await sessionOf(request);
-      try {
-        if (found) {
-          await sessions.end(found.row.id, "logout", found.row.userId);
-          gateway.tokens.forget(found.cookie.at);
-          if (found.cookie.rt && hydra.configured)
-            await sessions.revokeToken(found.row.clientId, found.cookie.rt, found.row.id);
+    .post(
+      "/auth/logout",
+      async ({ cookie, request }) => {
+        const header = request.headers.get("cookie");
+        const found = await sessionOf(request);
+        try {
+          if (found) {
+            await sessions.end(found.row.id, "logout", found.row.userId);
+            gateway.tokens.forget(found.cookie.at);
+            if (found.cookie.rt && hydra.configured)
+              await sessions.revokeToken(found.row.clientId, found.cookie.rt, found.row.id);
+          }
+        } catch (error) {
+          gateway.log("warn", "logout cleanup failed", { error: (error as Error).name });
         }
-      } catch (error) {
-        gateway.log("warn", "logout cleanup failed", { error: (error as Error).name });
-      }
-      clearSessionCookies(cookie, config, cookieName, header);
-      return { ok: true };
-    })
+        clearSessionCookies(cookie, config, cookieName, header);
+        return { ok: true };
+      },
+      { detail: docs.logout },
+    )
 
-    .get("/auth/kratos/flow", async ({ query, request, set }) => {
-      const type = query.type as FlowType;
-      if (!FLOW_TYPES.includes(type))
-        throw errors.invalidRequest("type", `must be one of ${FLOW_TYPES.join(", ")}`);
-      if (typeof query.id !== "string" || !/^[A-Za-z0-9-]{1,64}$/.test(query.id)) {
-        throw errors.invalidRequest("id", "must match ^[A-Za-z0-9-]{1,64}$");
-      }
-      if (!gateway.kratos.publicUrl)
-        throw new ApiError(503, "kratos_not_configured", "No Kratos is configured (KRATOS_PUBLIC_URL).");
-      const answer = await idp(() =>
-        gateway.kratos.fetchFlow(type, query.id as string, request.headers.get("cookie")),
-      );
-      const headers = new Headers({ "content-type": "application/json" });
-      for (const value of answer.setCookies) headers.append("set-cookie", value);
-      for (const [name, value] of Object.entries(set.headers))
-        if (typeof value === "string") headers.set(name, value);
-      return new Response(answer.body, { status: answer.status, headers });
-    });
+    .get(
+      "/auth/kratos/flow",
+      async ({ query, request, set }) => {
+        const type = query.type as FlowType;
+        if (!FLOW_TYPES.includes(type))
+          throw errors.invalidRequest("type", `must be one of ${FLOW_TYPES.join(", ")}`);
+        if (typeof query.id !== "string" || !/^[A-Za-z0-9-]{1,64}$/.test(query.id)) {
+          throw errors.invalidRequest("id", "must match ^[A-Za-z0-9-]{1,64}$");
+        }
+        if (!gateway.kratos.publicUrl)
+          throw new ApiError(503, "kratos_not_configured", "No Kratos is configured (KRATOS_PUBLIC_URL).");
+        const answer = await idp(() =>
+          gateway.kratos.fetchFlow(type, query.id as string, request.headers.get("cookie")),
+        );
+        const headers = new Headers({ "content-type": "application/json" });
+        for (const value of answer.setCookies) headers.append("set-cookie", value);
+        for (const [name, value] of Object.entries(set.headers))
+          if (typeof value === "string") headers.set(name, value);
+        return new Response(answer.body, { status: answer.status, headers });
+      },
+      { detail: docs.kratosFlow },
+    );
 }
 
 async function discover(gateway: Gateway) {

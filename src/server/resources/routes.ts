@@ -10,6 +10,7 @@ import { NO_CONTROL } from "../http/patterns.ts";
 import { type Principal, resolvePrincipal } from "../http/principal.ts";
 import { checkFields, cleanName, cleanQuery } from "../http/text.ts";
 import { canSee, requesterSeesDetails, rosterAccess } from "./access.ts";
+import { resourceDocs as docs } from "./responses.ts";
 import { notFound } from "./service.ts";
 import { browseItem, encodeCursor, parseCursor, parseLimit, requestedView, resourceView } from "./views.ts";
 
@@ -57,6 +58,7 @@ export function resourceRoutes(gateway: Gateway) {
             name: t.String({ maxLength: 1000 }),
             visibility: t.Optional(Visibility),
           }),
+          detail: docs.create,
         },
       )
       .get(
@@ -75,6 +77,7 @@ export function resourceRoutes(gateway: Gateway) {
             type: t.Optional(Type),
             state: t.Optional(t.Union([t.Literal("active"), t.Literal("invited"), t.Literal("requested")])),
           }),
+          detail: docs.list,
         },
       )
       .get(
@@ -102,6 +105,7 @@ export function resourceRoutes(gateway: Gateway) {
             limit: t.Optional(t.String({ maxLength: 12 })),
             cursor: t.Optional(t.String({ maxLength: 200 })),
           }),
+          detail: docs.browse,
         },
       )
       .get(
@@ -111,46 +115,61 @@ export function resourceRoutes(gateway: Gateway) {
           if (!row || !canSee(row, await store.getMembership(row.id, principal.userId))) throw notFound();
           return resourceView(row, true);
         },
-        { query: t.Object({ type: Type, slug: t.String({ minLength: 1, maxLength: 128 }) }) },
+        {
+          query: t.Object({ type: Type, slug: t.String({ minLength: 1, maxLength: 128 }) }),
+          detail: docs.getStatic,
+        },
       )
-      .get("/:id", async ({ principal, params }) => {
-        const row = await store.getResourceFor(params.id, principal.userId);
-        if (
-          !row ||
-          row.appId !== principal.appId ||
-          !canSee(row, row.memberState ? { state: row.memberState } : null)
-        )
-          throw notFound();
-        return resourceView(row, true);
-      })
-      .delete("/:id", async ({ principal, params }) => {
-        await change(principal, params.id, { kind: "delete" });
-        return { ok: true };
-      })
-      .get("/:id/members", async ({ principal, params }) => {
-        const row = await store.getResourceFor(params.id, principal.userId);
-        if (!row || row.appId !== principal.appId) throw notFound();
-        const access = rosterAccess(
-          row,
-          row.memberState ? { role: row.memberRole ?? undefined, state: row.memberState } : null,
-        );
-        if (access === "not_found") throw notFound();
-        if (access === "forbidden") throw new ApiError(403, "forbidden", "You may not see this roster.");
-        return {
-          members: (await store.listMembers(params.id)).map(({ userId, role, state }) => ({
-            userId,
-            role,
-            state,
-          })),
-        };
-      })
+      .get(
+        "/:id",
+        async ({ principal, params }) => {
+          const row = await store.getResourceFor(params.id, principal.userId);
+          if (
+            !row ||
+            row.appId !== principal.appId ||
+            !canSee(row, row.memberState ? { state: row.memberState } : null)
+          )
+            throw notFound();
+          return resourceView(row, true);
+        },
+        { detail: docs.get },
+      )
+      .delete(
+        "/:id",
+        async ({ principal, params }) => {
+          await change(principal, params.id, { kind: "delete" });
+          return { ok: true };
+        },
+        { detail: docs.delete },
+      )
+      .get(
+        "/:id/members",
+        async ({ principal, params }) => {
+          const row = await store.getResourceFor(params.id, principal.userId);
+          if (!row || row.appId !== principal.appId) throw notFound();
+          const access = rosterAccess(
+            row,
+            row.memberState ? { role: row.memberRole ?? undefined, state: row.memberState } : null,
+          );
+          if (access === "not_found") throw notFound();
+          if (access === "forbidden") throw new ApiError(403, "forbidden", "You may not see this roster.");
+          return {
+            members: (await store.listMembers(params.id)).map(({ userId, role, state }) => ({
+              userId,
+              role,
+              state,
+            })),
+          };
+        },
+        { detail: docs.members },
+      )
       .post(
         "/:id/invite",
         async ({ principal, params, body }) => {
           await change(principal, params.id, { kind: "invite", role: body.role }, body.userId);
           return { ok: true, state: "invited" };
         },
-        { body: t.Object({ userId: UserId, role: t.Optional(Role) }) },
+        { body: t.Object({ userId: UserId, role: t.Optional(Role) }), detail: docs.invite },
       )
       .post(
         "/:id/request",
@@ -158,7 +177,7 @@ export function resourceRoutes(gateway: Gateway) {
           await change(principal, params.id, { kind: "request", role: body?.role });
           return { ok: true, state: "requested" };
         },
-        { body: t.Optional(t.Object({ role: t.Optional(Role) })) },
+        { body: t.Optional(t.Object({ role: t.Optional(Role) })), detail: docs.request },
       )
       .post(
         "/:id/accept",
@@ -169,7 +188,7 @@ export function resourceRoutes(gateway: Gateway) {
           else await change(principal, params.id, { kind: "acceptRequest" }, target);
           return { ok: true, state: "active" };
         },
-        { body: t.Optional(t.Object({ userId: t.Optional(UserId) })) },
+        { body: t.Optional(t.Object({ userId: t.Optional(UserId) })), detail: docs.accept },
       )
       .post(
         "/:id/reject",
@@ -180,23 +199,31 @@ export function resourceRoutes(gateway: Gateway) {
           else await change(principal, params.id, { kind: "rejectRequest" }, target);
           return { ok: true };
         },
-        { body: t.Optional(t.Object({ userId: t.Optional(UserId) })) },
+        { body: t.Optional(t.Object({ userId: t.Optional(UserId) })), detail: docs.reject },
       )
-      .post("/:id/join", async ({ principal, params }) => {
-        await change(principal, params.id, { kind: "join" });
-        return { ok: true, state: "active" };
-      })
-      .post("/:id/leave", async ({ principal, params }) => {
-        await change(principal, params.id, { kind: "leave" });
-        return { ok: true };
-      })
+      .post(
+        "/:id/join",
+        async ({ principal, params }) => {
+          await change(principal, params.id, { kind: "join" });
+          return { ok: true, state: "active" };
+        },
+        { detail: docs.join },
+      )
+      .post(
+        "/:id/leave",
+        async ({ principal, params }) => {
+          await change(principal, params.id, { kind: "leave" });
+          return { ok: true };
+        },
+        { detail: docs.leave },
+      )
       .post(
         "/:id/setRole",
         async ({ principal, params, body }) => {
           await change(principal, params.id, { kind: "setRole", role: body.role }, body.userId);
           return { ok: true, role: body.role };
         },
-        { body: t.Object({ userId: UserId, role: Role }) },
+        { body: t.Object({ userId: UserId, role: Role }), detail: docs.setRole },
       )
       .post(
         "/:id/remove",
@@ -204,7 +231,7 @@ export function resourceRoutes(gateway: Gateway) {
           await change(principal, params.id, { kind: "remove" }, body.userId);
           return { ok: true };
         },
-        { body: t.Object({ userId: UserId }) },
+        { body: t.Object({ userId: UserId }), detail: docs.remove },
       )
   );
 }

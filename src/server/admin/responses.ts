@@ -1,0 +1,195 @@
+/**
+ * What each admin route answers, for the admin listener's OpenAPI document (documentation only: see
+ * http/operation-docs.ts). The token check every call goes through (401, 503 `admin_disabled`) is the
+ * listener's, documented once for all its routes (ADMIN_DOCUMENT in ../responses.ts).
+ */
+import { Type as T } from "@sinclair/typebox";
+import {
+  DateTime,
+  type ErrorStatus,
+  json,
+  media,
+  Nullable,
+  Ok,
+  type OperationDoc,
+  operation,
+  Shape,
+} from "../http/operation-docs.ts";
+
+const Count = T.Integer({ minimum: 0 });
+const Role = T.String();
+const State = T.String();
+
+const Session = Shape({
+  id: T.String(),
+  userId: T.String(),
+  clientId: T.String(),
+  createdAt: DateTime,
+  lastSeenAt: DateTime,
+  expiresAt: DateTime,
+});
+
+const Page = (name: string, item: ReturnType<typeof Shape>) =>
+  Shape({ [name]: T.Array(item), nextCursor: Nullable(T.String()) });
+
+const Overview = Shape({
+  sessions: Shape({ active: Count }),
+  users: Count,
+  resources: Count,
+  pending: Shape({ invited: Count, requested: Count }),
+  tokenCache: Shape({ hits: Count, misses: Count }),
+  uptimeSeconds: Count,
+});
+
+const User = Shape({
+  userId: T.String(),
+  welcomed: T.Boolean(),
+  balanceUsd: T.Number(),
+  sessions: T.Array(Session),
+  memberships: T.Array(
+    Shape({
+      resourceId: T.String(),
+      resourceName: T.String(),
+      type: T.String(),
+      appId: T.String(),
+      role: Role,
+      state: State,
+    }),
+  ),
+});
+
+const Pending = Shape({
+  resourceId: T.String(),
+  resourceName: T.String(),
+  userId: T.String(),
+  role: Role,
+  state: T.Union([T.Literal("invited"), T.Literal("requested")]),
+  invitedBy: Nullable(T.String()),
+  createdAt: DateTime,
+});
+
+const Resource = Shape({
+  id: T.String(),
+  appId: T.String(),
+  type: T.String(),
+  name: T.String(),
+  visibility: T.Union([T.Literal("members"), T.Literal("public")]),
+  discoverable: T.Boolean(),
+  memberCount: Count,
+  createdAt: DateTime,
+});
+
+const Roster = Shape({
+  members: T.Array(Shape({ userId: T.String(), role: Role, state: State, since: DateTime })),
+});
+
+const Links = Shape({
+  links: T.Array(
+    Shape({ table: T.String(), rowId: T.String(), contributorId: T.String(), hidden: T.Boolean() }),
+  ),
+  retained: T.Array(
+    Shape({ table: T.String(), rowId: T.String(), fromUserId: T.String(), data: T.Unknown() }),
+  ),
+});
+
+/** The database: busy or unavailable. */
+const ADMIN: ErrorStatus[] = [503];
+
+const doc = (
+  operationId: string,
+  summary: string,
+  responses: OperationDoc["responses"],
+  errors: ErrorStatus[],
+  tags = ["admin"],
+) => operation({ operationId, summary, tags, responses, errors: [...errors, ...ADMIN] });
+
+export const adminDocs = {
+  overview: doc(
+    "getOverview",
+    "Counts: live sessions, users, resources, pending",
+    { 200: json(Overview) },
+    [],
+  ),
+  sessions: doc(
+    "listSessions",
+    "Live sessions, newest first",
+    { 200: json(Page("sessions", Session)) },
+    [400],
+  ),
+  revokeSession: doc(
+    "revokeSession",
+    "End a session and revoke its grant at the provider",
+    { 200: json(Ok) },
+    [400, 404],
+  ),
+  user: doc("getUser", "A user: credit, sessions, memberships", { 200: json(User) }, [400]),
+  pending: doc(
+    "listPending",
+    "Pending invites and requests, newest first",
+    { 200: json(Page("pending", Pending)) },
+    [400],
+  ),
+  cancelPending: doc("cancelPending", "Cancel a pending invite or request", { 200: json(Ok) }, [400, 404]),
+  resources: doc(
+    "listAllResources",
+    "Every resource, newest first, by type or name",
+    { 200: json(Page("resources", Resource)) },
+    [400],
+  ),
+  roster: doc("getRoster", "A resource's members in every state", { 200: json(Roster) }, [400, 404]),
+  events: doc(
+    "streamEvents",
+    "The audit events as they happen (Server-Sent Events; resume with Last-Event-ID)",
+    { 200: media("text/event-stream", "One `event:` per change, with its JSON as `data:`.") },
+    [],
+  ),
+  metrics: doc(
+    "getMetrics",
+    "Prometheus metrics",
+    { 200: media("text/plain", "The Prometheus text format.") },
+    [],
+  ),
+  deploy: operation({
+    operationId: "deployApp",
+    summary: "Deploy an app's configuration (validated like the apps file)",
+    tags: ["data"],
+    requestBody: {
+      required: true,
+      content: {
+        "application/json": {
+          schema: { type: "object", description: "The app as in the apps file: clients, types, statics." },
+        },
+      },
+    },
+    responses: {
+      200: json(
+        Shape({
+          ok: T.Literal(true),
+          deployment: Shape({ id: T.Integer(), appId: T.String(), createdAt: DateTime }),
+        }),
+      ),
+    },
+    errors: [400, ...ADMIN],
+  }),
+  authorizeWrite: doc(
+    "authorizeWrite",
+    "May this user write into this resource? Joins a public resource on the first write",
+    { 200: json(Shape({ allowed: T.Literal(true), role: Role, joined: T.Boolean() })) },
+    [400, 403, 404],
+    ["data"],
+  ),
+  link: doc(
+    "linkRow",
+    "Link a data service's row into a resource (authorized like a write)",
+    { 200: json(Shape({ ok: T.Literal(true), joined: T.Boolean() })) },
+    [400, 403, 404, 409],
+    ["data"],
+  ),
+  links: doc(
+    "listLinkedRows",
+    "A resource's linked rows and the rows kept from members who left",
+    { 200: json(Links) },
+    [400, 404],
+    ["data"],
+  ),
+};

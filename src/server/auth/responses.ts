@@ -1,0 +1,116 @@
+/**
+ * What each /auth route answers, for the OpenAPI document (documentation only: see
+ * http/operation-docs.ts). Tokens never appear in a body: the session is the httpOnly cookie.
+ */
+import { Type as T } from "@sinclair/typebox";
+import { json, media, Ok, operation, redirect, SETS_COOKIE, Shape } from "../http/operation-docs.ts";
+
+const Signed = Shape({
+  authenticated: T.Literal(true),
+  expires_in: T.Integer({ minimum: 0, description: "Seconds until the access token expires." }),
+});
+
+const ConsentRequestView = Shape(
+  {
+    challenge: T.String(),
+    subject: T.String(),
+    client_id: T.String(),
+    client_name: T.String(),
+    requested_scope: T.Array(T.String()),
+    requested_access_token_audience: T.Array(T.String()),
+    is_new_user: T.Boolean(),
+  },
+  "The request to decide on.",
+);
+const Skipped = Shape({ skip: T.Literal(true), redirect_to: T.String() }, "A remembered consent, accepted.");
+const Decided = Shape({ redirect_to: T.String() }, "Already decided: where the browser goes next.");
+
+const PAGE = (description: string) => media("text/html", description);
+
+export const authDocs = {
+  session: operation({
+    operationId: "getSession",
+    summary: "Whether this browser is signed in (never calls the provider, never sets a cookie)",
+    tags: ["auth"],
+    responses: {
+      200: json(Shape({ authenticated: T.Boolean(), user_id: T.Optional(T.String()) })),
+    },
+    errors: [403, 503],
+  }),
+  authorize: operation({
+    operationId: "authorize",
+    summary: "Start signing in: the checked query, forwarded to the provider's authorization endpoint",
+    tags: ["auth"],
+    responses: { 302: redirect("To the provider's authorization endpoint.") },
+    errors: [400, 502, 503],
+  }),
+  token: operation({
+    operationId: "exchangeCode",
+    summary: "Exchange the authorization code: starts the session (the cookie)",
+    tags: ["auth"],
+    responses: { 200: json(Signed, "Signed in.", SETS_COOKIE) },
+    errors: [400, 403, 502, 503],
+  }),
+  refresh: operation({
+    operationId: "refreshSession",
+    summary: "Rotate the session's tokens",
+    tags: ["auth"],
+    responses: { 200: json(Signed, "Refreshed.", SETS_COOKIE) },
+    errors: [400, 401, 403, 502, 503],
+  }),
+  logout: operation({
+    operationId: "endSession",
+    summary: "Sign out: revoke the refresh token, end the session, clear the cookies",
+    tags: ["auth"],
+    responses: { 200: json(Ok, "Signed out (also when there was no session).", SETS_COOKIE) },
+    errors: [403, 503],
+  }),
+  kratosFlow: operation({
+    operationId: "getKratosFlow",
+    summary: "A Kratos self-service flow, relayed with Kratos' status and cookies",
+    tags: ["auth"],
+    responses: {
+      200: json(T.Object({}), "Kratos' flow."),
+      default: json(T.Object({}), "Kratos' own answer (403, 404, 410…), relayed."),
+    },
+    errors: [400, 502, 503],
+  }),
+  consentRequest: operation({
+    operationId: "getConsentRequest",
+    summary: "The consent request, bound to this browser on first load",
+    tags: ["consent"],
+    responses: { 200: json(T.Union([ConsentRequestView, Skipped, Decided])) },
+    errors: [400, 403, 404, 501, 502, 503],
+  }),
+  acceptConsent: operation({
+    operationId: "acceptConsent",
+    summary: "Grant the consent (needs the consent nonce cookie of this browser)",
+    tags: ["consent"],
+    responses: { 200: json(Shape({ redirect_to: T.String(), welcomed: T.Boolean() })) },
+    errors: [400, 403, 404, 501, 502, 503],
+  }),
+  rejectConsent: operation({
+    operationId: "rejectConsent",
+    summary: "Refuse the consent (needs the consent nonce cookie of this browser)",
+    tags: ["consent"],
+    responses: { 200: json(Decided) },
+    errors: [400, 403, 404, 501, 502, 503],
+  }),
+  consentPage: operation({
+    operationId: "getConsentPage",
+    summary: "The consent page (point Hydra's consent URL here)",
+    tags: ["consent"],
+    responses: {
+      200: PAGE("The page."),
+      302: redirect("A remembered consent: on to the provider."),
+      400: PAGE("No consent_challenge."),
+      403: PAGE("Open in another browser."),
+      404: PAGE("Expired."),
+      500: PAGE("Something went wrong."),
+      501: PAGE("The provider shows its own consent."),
+      502: PAGE("The provider could not be reached."),
+      503: PAGE("No provider is configured."),
+    },
+    errors: [],
+  }),
+};

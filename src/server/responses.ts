@@ -1,0 +1,108 @@
+/**
+ * What the routes app.ts declares itself answer, and each listener's OpenAPI document: its title and
+ * how callers authenticate (documentation only: see http/operation-docs.ts).
+ */
+import { Type as T } from "@sinclair/typebox";
+import type { DocumentOptions } from "./http/openapi.ts";
+import { json, media, operation, Shape } from "./http/operation-docs.ts";
+import { EITHER_CREDENTIAL } from "./resources/responses.ts";
+
+const Worker = T.Integer({ minimum: 1, description: "Under `serve --workers N`: which worker answered." });
+const ReadinessChecks = Shape({
+  database: T.Union([T.Literal("ok"), T.Literal("unreachable"), T.Literal("not_migrated")]),
+  provider: T.Union([T.Literal("ok"), T.Literal("unreachable"), T.Literal("not_configured")]),
+});
+
+export const appDocs = {
+  health: operation({
+    operationId: "getHealth",
+    summary: "The process is up",
+    tags: ["health"],
+    responses: { 200: json(Shape({ ok: T.Literal(true) })) },
+    errors: [],
+  }),
+  ready: operation({
+    operationId: "getReadiness",
+    summary:
+      "For a load balancer: 200 while the database answers and is migrated and the provider's discovery is loaded, else 503 `not_ready` naming the failed check",
+    tags: ["health"],
+    responses: {
+      200: json(Shape({ ready: T.Literal(true), checks: ReadinessChecks, worker: T.Optional(Worker) })),
+      503: json(
+        Shape({
+          error: T.String(),
+          code: T.Literal("not_ready"),
+          checks: ReadinessChecks,
+          worker: T.Optional(Worker),
+        }),
+        "Not ready: the `{error, code}` of every refusal, with the state of each check.",
+      ),
+    },
+    errors: [],
+  }),
+  landingPage: operation({
+    operationId: "getLandingPage",
+    summary: "The landing page: sign in and out",
+    tags: ["pages"],
+    responses: { 200: media("text/html", "The page.") },
+    errors: [],
+  }),
+  landingScript: operation({
+    operationId: "getLandingScript",
+    summary: "The landing page's script",
+    tags: ["pages"],
+    responses: { 200: media("text/javascript", "The script.") },
+    errors: [],
+  }),
+  me: operation({
+    operationId: "getMe",
+    summary: "Who the gateway thinks the caller is, with either credential",
+    tags: ["auth"],
+    security: EITHER_CREDENTIAL,
+    responses: {
+      200: json(
+        Shape({
+          userId: T.String(),
+          clientId: T.Union([T.String(), T.Null()]),
+          appId: T.String(),
+          via: T.Union([T.Literal("cookie"), T.Literal("bearer")]),
+        }),
+      ),
+    },
+    errors: [401, 403, 429, 502, 503],
+  }),
+};
+
+export function publicDocument(cookieName: string): DocumentOptions {
+  return {
+    title: "Session gateway",
+    description:
+      "The public listener: sign-in through the identity provider (/auth), resources and membership (/v1). Every error is `{error, code}`.",
+    securitySchemes: {
+      sessionCookie: {
+        type: "apiKey",
+        in: "cookie",
+        name: cookieName,
+        description:
+          "The httpOnly session cookie /auth/token sets. State-changing calls with it also send `X-Service-Csrf: 1`.",
+      },
+      bearerToken: {
+        type: "http",
+        scheme: "bearer",
+        description: "An access token of the identity provider, for servers (no CSRF header needed).",
+      },
+    },
+  };
+}
+
+export const ADMIN_DOCUMENT: DocumentOptions = {
+  title: "Session gateway admin API",
+  description:
+    "The admin listener, for operators and data services. Every call needs the admin token, this document's too. Every error is `{error, code}`.",
+  securitySchemes: {
+    adminToken: { type: "http", scheme: "bearer", description: "ADMIN_TOKEN, compared in constant time." },
+  },
+  security: [{ adminToken: [] }],
+  // Before any route: no token or a wrong one (401), no ADMIN_TOKEN configured (503 `admin_disabled`).
+  errors: [401, 503],
+};
