@@ -9,6 +9,7 @@ const STATIC_ROUTES = new Set([
   "/",
   "/healthz",
   "/readyz",
+  "/openapi.json",
   "/landing.js",
   "/metrics",
   "/auth/authorize",
