@@ -1,5 +1,5 @@
 // The demo app: plain DOM and the SDK. Everything it knows about the gateway is its URL and a client id.
-import { createClient, GatewayError } from "../../src/sdk/index.ts";
+import { createClient, GatewayError } from "../../packages/sdk/src/index.ts";
 
 const config = (await (await fetch("/config.json")).json()) as { gatewayUrl: string; clientId: string };
 const gateway = createClient({

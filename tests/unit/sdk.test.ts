@@ -1,6 +1,6 @@
 /** Every SDK method against the in-process app (`fetch` replaced by `app.handle`), in browser mode. */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { createClient, GatewayError } from "../../src/sdk/index.ts";
+import { createClient, GatewayError, type GatewayErrorCode } from "../../packages/sdk/src/index.ts";
 import { type InProcess, inProcess, sessionFor } from "../helpers/in-process.ts";
 
 const GATEWAY = "http://gateway.test";
@@ -37,7 +37,7 @@ function clientFor(user: string | null) {
     gatewayUrl: GATEWAY,
     clientId: "web",
     redirectUri: "http://app.test/callback",
-    fetch: async (url, init = {}) => {
+    fetch: async (url, init) => {
       const target = new URL(String(url));
       const headers = { ...(init.headers as Record<string, string>) };
       sent.push({
@@ -161,7 +161,7 @@ describe("auth", () => {
       await client.auth.signIn();
       await expect(
         client.auth.handleRedirectCallback("http://app.test/callback?error=access_denied&state=x"),
-      ).rejects.toMatchObject({ code: "access_denied" });
+      ).rejects.toMatchObject({ code: "sign_in_refused", message: "Sign-in was refused (access_denied)." });
       expect(sent.some((s) => s.path === "/auth/token")).toBe(false);
     });
   });
@@ -232,7 +232,7 @@ describe("resource", () => {
   test("refusals surface as one typed error with status and code", async () => {
     const bob = clientFor("bob");
     const team = await clientFor("alice").resource.create("team", { name: "Private" });
-    const cases: Array<[() => Promise<unknown>, number, string]> = [
+    const cases: Array<[() => Promise<unknown>, number, GatewayErrorCode]> = [
       [() => bob.resource(team.id).members.join(), 403, "not_public"],
       [() => bob.resource.create("nope", { name: "x" }), 404, "unknown_type"],
       [() => clientFor("alice").resource(team.id).members.leave(), 403, "owner_cannot_leave"],
@@ -251,6 +251,57 @@ describe("resource", () => {
       expect(error).toBeInstanceOf(GatewayError);
       expect({ status: error.status, code: error.code }).toEqual({ status, code });
       expect(typeof error.message).toBe("string");
+    }
+  });
+});
+
+describe("failures without an answer are GatewayErrors too", () => {
+  test("a closed port is network_error, a silent gateway is timeout", async () => {
+    const closed = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+    const closedUrl = `http://127.0.0.1:${closed.port}`;
+    closed.stop(true);
+    const refused = await createClient({ gatewayUrl: closedUrl, accessToken: "t" })
+      .resource.list()
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(GatewayError);
+    expect(refused).toMatchObject({ status: 0, code: "network_error" });
+    const silent = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: () => new Promise<Response>(() => {}),
+    });
+    try {
+      const late = await createClient({
+        gatewayUrl: `http://127.0.0.1:${silent.port}`,
+        accessToken: "t",
+        timeoutMs: 200,
+      })
+        .resource.list()
+        .catch((e: unknown) => e);
+      expect(late).toBeInstanceOf(GatewayError);
+      expect(late).toMatchObject({
+        status: 0,
+        code: "timeout",
+        message: "The gateway did not answer within 200 ms.",
+      });
+    } finally {
+      silent.stop(true);
+    }
+  });
+
+  test("an answer that is not the gateway's {error, code} is http_error", async () => {
+    const proxy = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: () => new Response("<h1>Bad gateway</h1>", { status: 502 }),
+    });
+    try {
+      const error = await createClient({ gatewayUrl: `http://127.0.0.1:${proxy.port}`, accessToken: "t" })
+        .resource.list()
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({ status: 502, code: "http_error", message: "The gateway answered 502." });
+    } finally {
+      proxy.stop(true);
     }
   });
 });

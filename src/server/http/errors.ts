@@ -7,42 +7,45 @@
 
 import type { RefusalCode } from "../resources/transitions.ts";
 
-export type ErrorCode =
-  | RefusalCode
-  | "unknown_type"
-  | "reserved_type"
-  | "invalid_json"
-  | "invalid_request"
-  | "payload_too_large"
-  | "headers_too_large"
-  | "request_timeout"
-  | "unsupported_media_type"
-  | "not_found"
-  | "unauthenticated"
-  | "csrf_required"
-  | "origin_not_allowed"
-  | "forbidden"
-  | "idp_unavailable"
-  | "issuer_not_configured"
-  | "kratos_not_configured"
-  | "invalid_redirect_uri"
-  | "unknown_client"
-  | "invalid_nonce"
-  | "id_token_invalid"
-  | "not_supported_by_provider"
-  | "invalid_id_token"
-  | "exchange_failed"
-  | "consent_not_found"
-  | "consent_not_bound"
-  | "subject_mismatch"
-  | "invalid_scope"
-  | "budget_exceeded"
-  | "admin_disabled"
-  | "already_linked"
-  | "database_busy"
-  | "database_unavailable"
-  | "too_many_token_checks"
-  | "internal";
+/** Every code of an `ApiError` besides the membership refusals (RefusalCode); the SDK's union is generated from it. */
+export const API_ERROR_CODES = [
+  "unknown_type",
+  "reserved_type",
+  "invalid_json",
+  "invalid_request",
+  "payload_too_large",
+  "headers_too_large",
+  "request_timeout",
+  "unsupported_media_type",
+  "not_found",
+  "unauthenticated",
+  "csrf_required",
+  "origin_not_allowed",
+  "forbidden",
+  "idp_unavailable",
+  "issuer_not_configured",
+  "kratos_not_configured",
+  "invalid_redirect_uri",
+  "unknown_client",
+  "invalid_nonce",
+  "id_token_invalid",
+  "not_supported_by_provider",
+  "invalid_id_token",
+  "exchange_failed",
+  "consent_not_found",
+  "consent_not_bound",
+  "subject_mismatch",
+  "invalid_scope",
+  "budget_exceeded",
+  "admin_disabled",
+  "already_linked",
+  "database_busy",
+  "database_unavailable",
+  "too_many_token_checks",
+  "internal",
+] as const;
+
+export type ErrorCode = RefusalCode | (typeof API_ERROR_CODES)[number];
 
 export class ApiError extends Error {
   constructor(

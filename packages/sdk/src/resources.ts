@@ -14,6 +14,7 @@ import type {
   Role,
   Visibility,
 } from "./types.ts";
+import { web } from "./web.ts";
 
 const path = (id: string, action = "") =>
   `/v1/resources/${encodeURIComponent(id)}${action ? `/${action}` : ""}`;
@@ -58,14 +59,14 @@ export function resourceApi(transport: Transport) {
     list: async <S extends MemberState = "active">(
       options: { type?: string; state?: S } = {},
     ): Promise<S extends "requested" ? Array<ResourceView | RequestedView> : ResourceView[]> => {
-      const query = new URLSearchParams();
+      const query = new web.URLSearchParams();
       if (options.type) query.set("type", options.type);
       if (options.state) query.set("state", options.state);
       const suffix = query.size ? `?${query}` : "";
       return (await transport.request<{ resources: any[] }>("GET", `/v1/resources${suffix}`)).resources;
     },
     browse: async (options: BrowseOptions = {}): Promise<BrowsePage> => {
-      const query = new URLSearchParams();
+      const query = new web.URLSearchParams();
       if (options.type) query.set("type", options.type);
       if (options.query) query.set("query", options.query);
       if (options.limit !== undefined) query.set("limit", String(options.limit));
@@ -77,7 +78,10 @@ export function resourceApi(transport: Transport) {
       return { rows: page.resources, nextCursor: page.nextCursor };
     },
     static: (type: string, slug: string) =>
-      transport.request<ResourceView>("GET", `/v1/resources/static?${new URLSearchParams({ type, slug })}`),
+      transport.request<ResourceView>(
+        "GET",
+        `/v1/resources/static?${new web.URLSearchParams({ type, slug })}`,
+      ),
     get: (id: string) => handle(id).get(),
   });
 }

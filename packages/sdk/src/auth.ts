@@ -5,6 +5,7 @@
  */
 import { GatewayError, type Transport } from "./transport.ts";
 import type { Session } from "./types.ts";
+import { web } from "./web.ts";
 
 const STORAGE_KEY = "session-gateway:pkce";
 
@@ -19,19 +20,21 @@ interface Pending {
 function base64url(bytes: Uint8Array): string {
   let text = "";
   for (const byte of bytes) text += String.fromCharCode(byte);
-  return btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return web.btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
 function random(): string {
-  return base64url(crypto.getRandomValues(new Uint8Array(32)));
+  return base64url(web.crypto.getRandomValues(new Uint8Array(32)));
 }
 
 async function challengeOf(verifier: string): Promise<string> {
-  return base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
+  return base64url(
+    new Uint8Array(await web.crypto.subtle.digest("SHA-256", new web.TextEncoder().encode(verifier))),
+  );
 }
 
 function defaultRedirectUri(): string {
-  return `${location.origin}${location.pathname}`;
+  return `${web.location.origin}${web.location.pathname}`;
 }
 
 export function authApi(transport: Transport) {
@@ -43,7 +46,7 @@ export function authApi(transport: Transport) {
         `auth.${what}() needs a browser client (gatewayUrl + clientId).`,
       );
   };
-  const options = transport.options as { clientId?: string; redirectUri?: string; scope?: string };
+  const options = transport.options;
 
   return {
     /** Sends the browser to the gateway's /auth/authorize with a fresh PKCE challenge and state. */
@@ -55,8 +58,8 @@ export function authApi(transport: Transport) {
         nonce: random(),
         redirectUri: options.redirectUri ?? defaultRedirectUri(),
       };
-      sessionStorage.setItem(STORAGE_KEY, JSON.stringify(pending));
-      const query = new URLSearchParams({
+      web.sessionStorage.setItem(STORAGE_KEY, JSON.stringify(pending));
+      const query = new web.URLSearchParams({
         response_type: "code",
         client_id: options.clientId!,
         redirect_uri: pending.redirectUri,
@@ -66,24 +69,25 @@ export function authApi(transport: Transport) {
         code_challenge: await challengeOf(pending.verifier),
         code_challenge_method: "S256",
       });
-      location.assign(`${transport.base}/auth/authorize?${query}`);
+      web.location.assign(`${transport.base}/auth/authorize?${query}`);
     },
 
     /** Finishes sign-in on the redirect URI: checks state, exchanges the code, cleans the address bar. */
-    async handleRedirectCallback(url: string = location.href): Promise<{ authenticated: true }> {
+    async handleRedirectCallback(url: string = web.location.href): Promise<{ authenticated: true }> {
       browserOnly("handleRedirectCallback");
-      const current = new URL(url);
-      const params = new URLSearchParams(current.search);
-      const saved = sessionStorage.getItem(STORAGE_KEY);
-      sessionStorage.removeItem(STORAGE_KEY);
+      const current = new web.URL(url);
+      const params = new web.URLSearchParams(current.search);
+      const saved = web.sessionStorage.getItem(STORAGE_KEY);
+      web.sessionStorage.removeItem(STORAGE_KEY);
       for (const name of ["code", "state", "scope", "iss", "error", "error_description"])
         current.searchParams.delete(name);
-      history.replaceState(history.state, "", `${current.pathname}${current.search}${current.hash}`);
-      if (params.get("error"))
+      web.history.replaceState(web.history.state, "", `${current.pathname}${current.search}${current.hash}`);
+      const refused = params.get("error");
+      if (refused)
         throw new GatewayError(
           400,
-          params.get("error")!,
-          params.get("error_description") ?? "Sign-in was refused.",
+          "sign_in_refused",
+          `Sign-in was refused (${refused})${params.get("error_description") ? `: ${params.get("error_description")}` : "."}`,
         );
       const pending = saved ? (JSON.parse(saved) as Pending) : undefined;
       if (!pending || params.get("state") !== pending.state)

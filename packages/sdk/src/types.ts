@@ -1,0 +1,109 @@
+/**
+ * The shapes the API answers with, and the client options. Plain TypeScript with no DOM type, so a
+ * server project whose `lib` has no DOM type-checks against them. The repository checks at compile time
+ * that the views equal the server's own models (tests/unit/sdk-types.ts), so the two cannot drift.
+ */
+
+export type Role = "reader" | "writer" | "admin" | "owner";
+export type MemberState = "invited" | "requested" | "active";
+/** What a type's resources are when created: members-only, public but unlisted, or listed by browse. */
+export type Visibility = "members" | "unlisted" | "discoverable";
+
+export interface ResourceView {
+  id: string;
+  type: string;
+  name: string;
+  /** "public" covers unlisted (discoverable false) and discoverable (true). */
+  visibility: "members" | "public";
+  discoverable: boolean;
+  memberCount?: number;
+}
+
+/** A members-only resource in the caller's `state: "requested"` list: nothing beyond its id and type. */
+export interface RequestedView {
+  id: string;
+  type: string;
+}
+
+export interface BrowseItem {
+  id: string;
+  type: string;
+  name: string;
+  memberCount: number;
+  /** ISO 8601. */
+  createdAt: string;
+}
+
+export interface MemberEntry {
+  userId: string;
+  role: Role;
+  state: MemberState;
+}
+
+export interface Session {
+  authenticated: boolean;
+  userId?: string;
+}
+
+export interface BrowseOptions {
+  type?: string;
+  query?: string;
+  limit?: number;
+  cursor?: string | null;
+}
+
+export interface BrowsePage {
+  rows: BrowseItem[];
+  nextCursor: string | null;
+}
+
+/** The part of a `fetch` Response the SDK reads. */
+export interface FetchResponse {
+  readonly status: number;
+  readonly ok: boolean;
+  readonly headers: { get(name: string): string | null };
+  /** Cancelled when the SDK drops an answer unread (before a retry). */
+  readonly body?: { cancel(): Promise<void> } | null;
+  text(): Promise<string>;
+}
+
+/** The part of a `fetch` request the SDK sends. */
+export interface FetchInit {
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  credentials?: "include";
+  /** An AbortSignal (typed loosely: the SDK declares no DOM type, and any fetch takes its own). */
+  signal?: any;
+}
+
+/** A `fetch` to use instead of the global one (tests, custom agents, a cookie forwarder). */
+export type FetchLike = (url: string, init: FetchInit) => Promise<FetchResponse>;
+
+interface CommonOptions {
+  /** The gateway's public URL, e.g. https://gw.example.com. */
+  gatewayUrl: string;
+  /** Each call's bound in milliseconds (default 10,000); past it the call fails with code `timeout`. */
+  timeoutMs?: number;
+  fetch?: FetchLike;
+}
+
+/** Browser apps: the gateway URL and the OAuth client id, nothing else (tokens stay in httpOnly cookies). */
+export interface BrowserClientOptions extends CommonOptions {
+  clientId: string;
+  /** Where the provider sends the browser back; default: the current page without its query. */
+  redirectUri?: string;
+  /** Scopes to ask for; default "openid offline_access". */
+  scope?: string;
+  accessToken?: never;
+}
+
+/** Servers: the gateway URL and an access token sent as a bearer (no cookies, no CSRF header). */
+export interface ServerClientOptions extends CommonOptions {
+  accessToken: string;
+  clientId?: never;
+  redirectUri?: never;
+  scope?: never;
+}
+
+export type ClientOptions = BrowserClientOptions | ServerClientOptions;
