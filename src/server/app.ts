@@ -13,7 +13,12 @@ import { resolvePrincipal } from "./http/principal.ts";
 import { landingPage, landingScript } from "./landing.ts";
 import { resourceRoutes } from "./resources/routes.ts";
 
-export function buildPublicApp(gateway: Gateway) {
+export interface PublicAppOptions {
+  /** `gateway dev`: the demo app's URL, linked from the landing page. */
+  demoUrl?: string;
+}
+
+export function buildPublicApp(gateway: Gateway, options: PublicAppOptions = {}) {
   return (
     new Elysia()
       .use(plumbing({ apps: gateway.apps, log: gateway.log, bodyTimeoutMs: gateway.config.bodyTimeoutMs }))
@@ -26,7 +31,7 @@ export function buildPublicApp(gateway: Gateway) {
         set.status = 503;
         return { error: "The database cannot be reached.", code: "not_ready" };
       })
-      .get("/", () => landingPage())
+      .get("/", () => landingPage({ demoUrl: options.demoUrl }))
       .get("/landing.js", () => landingScript())
       .use(authRoutes(gateway))
       .use(consentRoutes(gateway))

@@ -13,6 +13,12 @@ import { listening } from "./startup.ts";
 
 export const DEMO_CLIENT_ID = "demo-web";
 
+/** The names the consent page shows for the development clients (the provider's `client_name`). */
+export const DEV_CLIENT_NAMES: Readonly<Record<string, string>> = {
+  "gateway-landing": "Session gateway home page",
+  [DEMO_CLIENT_ID]: "Demo app",
+};
+
 export function devApps(gatewayUrl: string, demoUrl: string): AppsFile {
   return {
     apps: [
@@ -57,6 +63,7 @@ export async function runDev(): Promise<void> {
           clientId: c.clientId,
           redirectUris: c.redirectUris,
           clientSecret: c.clientSecret,
+          clientName: DEV_CLIENT_NAMES[c.clientId],
         })),
       ),
       consentUrl: `${gatewayUrl}/auth/consent`,
@@ -72,7 +79,7 @@ export async function runDev(): Promise<void> {
     IDP_ADMIN_API_KEY: adminApiKey,
     KRATOS_PUBLIC_URL: idp.kratosUrl,
   });
-  const running = await startGateway({ config, apps }).catch(async (error) => {
+  const running = await startGateway({ config, apps, demoUrl: `${demoUrl}/` }).catch(async (error) => {
     await idp.stop();
     throw error;
   });
