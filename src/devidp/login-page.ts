@@ -1,8 +1,10 @@
 // The dev IdP's own login UI, playing the part of a Hydra "login app": it shows a
 // username form for `?login_challenge=`, and on POST accepts the login through the
 // same code path as Hydra's `PUT /admin/oauth2/auth/requests/login/accept`
-// (subject = username, remember = false), then sends the browser to `redirect_to`.
+// (subject = username, remember = false), then sends the browser to `redirect_to`. It shares the
+// gateway's page look (server/http/page.ts), so a development sign-in looks like one product.
 
+import { pageResponse, renderPage } from "../server/http/page.ts";
 import { redirect } from "./http.ts";
 import { decide, type HydraContext } from "./hydra-admin.ts";
 import { escapeHtml } from "./provider.ts";
@@ -10,25 +12,22 @@ import { escapeHtml } from "./provider.ts";
 const USERNAME = /^[A-Za-z0-9._@-]{1,64}$/;
 
 function page(challenge: string, message: string | undefined, status: number): Response {
-  const error = message ? `<p role="alert" style="color:#b00020">${escapeHtml(message)}</p>` : "";
-  const html = `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><title>Development identity provider — sign in</title></head>
-<body style="font-family:sans-serif;max-width:32rem;margin:3rem auto">
-<p style="background:#ffe08a;padding:.5rem;border:2px solid #b07d00"><strong>Development identity provider — not for production.</strong> Any username signs in; there is no password.</p>
+  const error = message ? `<p class="error" role="alert">${escapeHtml(message)}</p>` : "";
+  const body = `<p class="warning"><strong>Development identity provider — not for production.</strong> Any username signs in; there is no password.</p>
 <h1>Sign in</h1>
 ${error}
 <form method="post" action="/login">
 <input type="hidden" name="login_challenge" value="${escapeHtml(challenge)}">
-<label>Username <input type="text" name="username" autofocus required pattern="[A-Za-z0-9._@\\-]{1,64}"></label>
-<button type="submit">Sign in</button>
-</form>
-</body>
-</html>`;
-  return new Response(html, {
-    status,
-    headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
-  });
+<label for="username">Username</label>
+<input type="text" id="username" name="username" autofocus required pattern="[A-Za-z0-9._@\\-]{1,64}">
+<p class="actions"><button class="primary" type="submit">Sign in</button></p>
+</form>`;
+  // The form posts here and is redirected on to the gateway: no form-action (Chromium checks redirects).
+  const rendered = renderPage(
+    { title: "Development identity provider: sign in", brand: "Development identity provider", body },
+    { formAction: false },
+  );
+  return pageResponse(rendered, status);
 }
 
 /** GET /login?login_challenge=… */

@@ -17,7 +17,12 @@ import { type Readiness, readiness } from "./readiness.ts";
 import { resourceRoutes } from "./resources/routes.ts";
 import { ADMIN_DOCUMENT, appDocs as docs, publicDocument } from "./responses.ts";
 
-export function buildPublicApp(gateway: Gateway) {
+export interface PublicAppOptions {
+  /** `gateway dev`: the demo app's URL, linked from the landing page. */
+  demoUrl?: string;
+}
+
+export function buildPublicApp(gateway: Gateway, options: PublicAppOptions = {}) {
   return (
     new Elysia()
       .use(plumbing({ apps: gateway.apps, log: gateway.log, bodyTimeoutMs: gateway.config.bodyTimeoutMs }))
@@ -35,7 +40,7 @@ export function buildPublicApp(gateway: Gateway) {
         },
         { detail: docs.ready },
       )
-      .get("/", () => landingPage(), { detail: docs.landingPage })
+      .get("/", () => landingPage({ demoUrl: options.demoUrl }), { detail: docs.landingPage })
       .get("/landing.js", () => landingScript(), { detail: docs.landingScript })
       .use(authRoutes(gateway))
       .use(consentRoutes(gateway))

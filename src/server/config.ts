@@ -57,6 +57,12 @@ export interface Config {
   idpTimeoutMs?: number;
   /** The bound on receiving a request body (10 s when unset). Not an environment variable: tests shorten it. */
   bodyTimeoutMs?: number;
+  /**
+   * `gateway dev` (loopback only, a development provider): refusals may say more about the
+   * configuration, e.g. an unregistered redirect URI lists the registered ones. Set only by
+   * loadDevConfig, never by an environment variable, so no production instance turns it on by accident.
+   */
+  development: boolean;
 }
 
 export class ConfigError extends Error {
@@ -319,6 +325,7 @@ export function loadConfig(env: Env = process.env): Config {
     refreshWaitMs: 5000,
     refreshCallTimeoutMs: 30_000,
     writeWaitMs: 5000,
+    development: false,
   };
 }
 
@@ -354,6 +361,7 @@ export function loadDevConfig(defaults: Env): Config & { devIdpPort: number; dem
   }
   return {
     ...config,
+    development: true,
     devIdpPort: port(env, "DEV_IDP_PORT", 4444),
     demoPort: port(env, "DEMO_PORT", 5173),
   };

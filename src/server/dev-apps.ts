@@ -6,6 +6,12 @@ import type { AppsFile } from "./apps/model.ts";
 
 export const DEMO_CLIENT_ID = "demo-web";
 
+/** The names the consent page shows for the development clients (the provider's `client_name`). */
+export const DEV_CLIENT_NAMES: Readonly<Record<string, string>> = {
+  "gateway-landing": "Session gateway home page",
+  [DEMO_CLIENT_ID]: "Demo app",
+};
+
 export function devApps(gatewayUrl: string, demoUrl: string): AppsFile {
   return {
     apps: [

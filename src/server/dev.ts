@@ -6,7 +6,7 @@
  * ADMIN_TOKEN is set: a token written in the source would open the admin API of every dev instance.
  */
 import { loadDevConfig } from "./config.ts";
-import { DEMO_CLIENT_ID, devApps } from "./dev-apps.ts";
+import { DEMO_CLIENT_ID, DEV_CLIENT_NAMES, devApps } from "./dev-apps.ts";
 import { randomId } from "./lib/crypto.ts";
 import { startGateway } from "./serve.ts";
 import { listening } from "./startup.ts";
@@ -31,6 +31,7 @@ export async function runDev(): Promise<void> {
           clientId: c.clientId,
           redirectUris: c.redirectUris,
           clientSecret: c.clientSecret,
+          clientName: DEV_CLIENT_NAMES[c.clientId],
         })),
       ),
       consentUrl: `${gatewayUrl}/auth/consent`,
@@ -46,7 +47,7 @@ export async function runDev(): Promise<void> {
     IDP_ADMIN_API_KEY: adminApiKey,
     KRATOS_PUBLIC_URL: idp.kratosUrl,
   });
-  const running = await startGateway({ config, apps }).catch(async (error) => {
+  const running = await startGateway({ config, apps, demoUrl: `${demoUrl}/` }).catch(async (error) => {
     await idp.stop();
     throw error;
   });

@@ -1,26 +1,41 @@
 /**
- * `GET /` and `/landing.js`: a tiny page that says whether you are signed in and signs you in through
- * the gateway itself (Authorization Code + PKCE, client `gateway-landing`, redirect URI `<origin>/`).
- * `gateway dev` registers that client; on a real deployment register it at Hydra to use this page.
+ * `GET /` and `/landing.js`: a tiny page that says what the gateway is and whether you are signed in,
+ * and signs you in or out through the gateway itself (Authorization Code + PKCE, client
+ * `gateway-landing`, redirect URI `<origin>/`), offering only the one that applies. `gateway dev`
+ * registers that client and links the demo app; on a real deployment register it at Hydra to use this
+ * page. No inline script: the CSP allows only `/landing.js`.
  */
+import { escapeHtml, pageResponse, renderPage } from "./http/page.ts";
+
 export const LANDING_CLIENT_ID = "gateway-landing";
 
-export function landingPage(): Response {
-  const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Session gateway</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem}</style></head><body>
-<h1>Session gateway</h1><p id="state">Checking your session…</p>
-<p><button id="signin" type="button">Sign in</button> <button id="signout" type="button">Sign out</button></p>
-<script type="module" src="/landing.js"></script></body></html>`;
-  return new Response(page, {
-    headers: {
-      "content-type": "text/html; charset=utf-8",
-      "cache-control": "no-store",
-      // The sign-in and sign-out buttons must not be clickjacked from a frame.
-      "x-frame-options": "DENY",
-      "content-security-policy":
-        "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+export interface LandingOptions {
+  /** `gateway dev`: the demo app's URL, linked from the page. */
+  demoUrl?: string;
+}
+
+export function landingPage(options: LandingOptions = {}): Response {
+  const demo = options.demoUrl
+    ? `<p class="small" id="demo">Development: the <a href="${escapeHtml(options.demoUrl)}">demo app</a> at <code>${escapeHtml(options.demoUrl)}</code> signs in through this gateway from another origin, with the client SDK.</p>`
+    : "";
+  const body = `<h1>Sign-in and membership for your apps</h1>
+<p>This gateway signs people in for its apps through an OpenID Connect provider (Ory Hydra) and keeps
+their tokens in a sealed, httpOnly cookie: an app's page only learns whether you are signed in. Apps
+manage resources and who belongs to them through its API.</p>
+<p id="state" aria-live="polite">Checking your session…</p>
+<p class="actions"><button id="signin" class="primary" type="button" hidden>Sign in</button><button id="signout" type="button" hidden>Sign out</button></p>
+${demo}`;
+  const page = renderPage(
+    {
+      title: "Session gateway",
+      brand: "Session gateway",
+      body,
+      footer: `The sign-in on this page uses the client <code>${LANDING_CLIENT_ID}</code>.`,
+      scriptSrc: "/landing.js",
     },
-  });
+    { connect: true },
+  );
+  return pageResponse(page);
 }
 
 const script = `
@@ -55,6 +70,9 @@ async function callback() {
 async function show() {
   const s = await (await fetch("/auth/session")).json();
   document.getElementById("state").textContent = s.authenticated ? "Signed in as " + s.user_id : "Not signed in";
+  // One of the two, never both: the other is hidden.
+  document.getElementById("signin").hidden = s.authenticated;
+  document.getElementById("signout").hidden = !s.authenticated;
 }
 
 document.getElementById("signin").onclick = signIn;
@@ -62,7 +80,10 @@ document.getElementById("signout").onclick = async () => {
   await fetch("/auth/logout", { method: "POST", headers: csrf, body: "{}" });
   await show();
 };
-callback().catch((e) => { document.getElementById("state").textContent = "Sign-in failed: " + e.message; }).then(show);
+callback().then(show, async (e) => {
+  await show();
+  document.getElementById("state").textContent = "Sign-in failed: " + e.message;
+});
 `;
 
 export function landingScript(): Response {

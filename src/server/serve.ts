@@ -34,6 +34,8 @@ export interface StartOptions {
   apps?: AppsFile;
   log?: Logger;
   consentHooks?: ConsentHooks;
+  /** `gateway dev`: the demo app's URL, linked from the landing page. */
+  demoUrl?: string;
 }
 
 export async function startGateway({
@@ -41,6 +43,7 @@ export async function startGateway({
   apps,
   log,
   consentHooks,
+  demoUrl,
 }: StartOptions): Promise<RunningGateway> {
   const file = apps ?? (await loadAppsFile(config.gatewayConfigPath));
   const registry = new AppRegistry(file, { acceptAnyClient: file === DEFAULT_APPS });
@@ -77,7 +80,7 @@ export async function startGateway({
       port: config.port,
       reusePort: config.reusePort,
       hostname: config.host,
-      fetch: withAddress(tracked.wrap(observe(buildPublicApp(gateway).fetch))),
+      fetch: withAddress(tracked.wrap(observe(buildPublicApp(gateway, { demoUrl }).fetch))),
     }),
   );
   // The event stream stays open: a heartbeat every 15 s, so an idle timeout of 60 s never cuts it.

@@ -9,6 +9,7 @@ import {
   openConsent,
   pkce,
   reachConsent,
+  SECRET_CLIENT_ID,
   type Stack,
   signIn,
   startStack,
@@ -167,5 +168,35 @@ describe("consent", () => {
     const expired = await fetch(`${stack.url}/auth/consent?consent_challenge=nope`);
     expect(expired.status).toBe(404);
     expect(await expired.text()).toContain("expired");
+  });
+
+  test("the consent page names the app by its client_name and says what each standard scope allows", async () => {
+    const browser = new Browser();
+    const p = { ...(await pkce()), scope: "openid offline_access profile email" };
+    const { challenge } = await reachConsent(stack, browser, "scopereader", p);
+    const html = await (
+      await browser.fetch(`${stack.url}/auth/consent?consent_challenge=${challenge}`)
+    ).text();
+    expect(html).toContain("<h1>Allow <strong>Test Web</strong> to use your account?</h1>");
+    for (const words of [
+      "Know who you are",
+      "Stay signed in",
+      "See your basic profile",
+      "See your email address",
+    ])
+      expect(html).toContain(`<strong>${words}</strong>`);
+    expect(html).toContain("<code>profile</code>");
+  });
+
+  test("a client without a name is named by its client id", async () => {
+    const browser = new Browser();
+    const { challenge } = await reachConsent(stack, browser, "namelessuser", await pkce(), SECRET_CLIENT_ID);
+    const res = await browser.fetch(`${stack.url}/auth/consent?consent_challenge=${challenge}`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain(
+      `<h1>Allow <strong>${SECRET_CLIENT_ID}</strong> to use your account?</h1>`,
+    );
+    const json = await openConsent(stack, browser, challenge);
+    expect(await json.json()).toMatchObject({ client_id: SECRET_CLIENT_ID, client_name: SECRET_CLIENT_ID });
   });
 });

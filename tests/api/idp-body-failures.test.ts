@@ -118,10 +118,13 @@ function calls(): Call[] {
       run: () => fetch(`${gw.publicUrl}/auth/consent-request?challenge=${CONSENT.challenge}`),
     },
     {
-      name: "GET /auth/consent (the page)",
+      name: "GET /auth/consent (the page, as a browser asks for it)",
       paths: ["/admin/oauth2/auth/requests/consent"],
       json: false,
-      run: () => fetch(`${gw.publicUrl}/auth/consent?consent_challenge=${CONSENT.challenge}`),
+      run: () =>
+        fetch(`${gw.publicUrl}/auth/consent?consent_challenge=${CONSENT.challenge}`, {
+          headers: { accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" },
+        }),
     },
     {
       name: "POST /auth/consent/accept",

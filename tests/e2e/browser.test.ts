@@ -33,7 +33,7 @@ describe("the demo app in Chromium", () => {
       page.waitForURL((url) => url.pathname === "/auth/consent"),
       page.press("input[name=username]", "Enter"),
     ]);
-    expect(await page.textContent("body")).toContain("Demo wants access");
+    expect(await page.textContent("h1")).toBe("Allow Demo to use your account?");
     await page.click("#accept");
     await page.waitForURL((url) => url.origin === stack.demoUrl);
     await page.waitForSelector("body[data-state=signed-in]");

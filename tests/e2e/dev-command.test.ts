@@ -40,7 +40,22 @@ test("dev starts both, prints the URLs, and the landing client signs in", async 
 
   const landing = await fetch(`${url}/`);
   expect(landing.headers.get("content-type")).toContain("text/html");
-  expect(await landing.text()).toContain("Sign in");
+  const home = await landing.text();
+  expect(home).toContain("Sign in");
+  // dev is development: the landing page links the demo app, and an unregistered redirect URI (the
+  // landing page opened at localhost) is told the registered one.
+  expect(home).toContain(`href="http://127.0.0.1:${demoPort}/"`);
+  const atLocalhost = new URLSearchParams({
+    response_type: "code",
+    client_id: LANDING_CLIENT_ID,
+    redirect_uri: `http://localhost:${port}/`,
+    state: "state-0123456789",
+    code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+    code_challenge_method: "S256",
+  });
+  const refused = await fetch(`${url}/auth/authorize?${atLocalhost}`, { redirect: "manual" });
+  expect(refused.status).toBe(400);
+  expect(((await refused.json()) as { error: string }).error).toContain(`Registered for it: "${url}/"`);
   const script = await (await fetch(`${url}/landing.js`)).text();
   expect(script).toContain(JSON.stringify(LANDING_CLIENT_ID));
   expect(script).toContain("/auth/authorize");

@@ -172,7 +172,7 @@ export const CSRF = { "content-type": "application/json", "x-service-csrf": "1" 
 
 export function authorizeUrl(
   stack: Stack,
-  p: { challenge: string; state: string; nonce?: string },
+  p: { challenge: string; state: string; nonce?: string; scope?: string },
   clientId = CLIENT_ID,
 ): string {
   const query = new URLSearchParams({
@@ -180,7 +180,7 @@ export function authorizeUrl(
     response_type: "code",
     client_id: clientId,
     redirect_uri: stack.redirectUri,
-    scope: "openid offline_access",
+    scope: p.scope ?? "openid offline_access",
     state: p.state,
     code_challenge: p.challenge,
     code_challenge_method: "S256",
@@ -193,7 +193,7 @@ export async function reachConsent(
   stack: Stack,
   browser: Browser,
   username: string,
-  p: { challenge: string; state: string; nonce?: string },
+  p: { challenge: string; state: string; nonce?: string; scope?: string },
   clientId = CLIENT_ID,
 ) {
   const toLogin = await browser.follow(authorizeUrl(stack, p, clientId), {

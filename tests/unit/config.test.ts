@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { ConfigError, isLoopbackHost, loadConfig } from "../../src/server/config.ts";
+import { ConfigError, isLoopbackHost, loadConfig, loadDevConfig } from "../../src/server/config.ts";
 
 describe("configuration", () => {
   test("defaults", () => {
@@ -17,6 +17,14 @@ describe("configuration", () => {
       cookieSecure: true,
       cookieSameSite: "lax",
     });
+  });
+
+  test("development is only gateway dev's: no environment variable turns it on", () => {
+    expect(loadConfig({}).development).toBe(false);
+    expect(
+      loadConfig({ DEVELOPMENT: "true", GATEWAY_DEVELOPMENT: "1", NODE_ENV: "development" }).development,
+    ).toBe(false);
+    expect(loadDevConfig({ DATABASE_PATH: ":memory:" }).development).toBe(true);
   });
 
   test("IDP_ADMIN_URL defaults to OIDC_ISSUER; trailing slashes dropped", () => {

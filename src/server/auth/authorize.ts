@@ -3,12 +3,23 @@
  * A parameter given twice is refused (RFC 6749 §3.1: parameters MUST NOT repeat), since the gateway and
  * the provider could each read a different copy (Hydra reads the first). With an apps file the client
  * and its redirect URI are required and checked; the query forwarded is rebuilt from the checked values.
+ * An unregistered redirect URI is named in the refusal, and in development so are the registered ones
+ * (opening the app at `localhost` when `127.0.0.1` is registered is otherwise a dead end).
  */
 import { requireClient } from "../apps/clients.ts";
 import type { AppRegistry } from "../apps/registry.ts";
-import { ApiError, errors } from "../http/errors.ts";
+import { errors } from "../http/errors.ts";
 
-export function checkedAuthorizeQuery(apps: AppRegistry, params: URLSearchParams): Map<string, string> {
+export interface AuthorizeCheckOptions {
+  /** `gateway dev`: the refusal of an unregistered redirect URI lists the registered ones. */
+  development?: boolean;
+}
+
+export function checkedAuthorizeQuery(
+  apps: AppRegistry,
+  params: URLSearchParams,
+  options: AuthorizeCheckOptions = {},
+): Map<string, string> {
   const query = new Map<string, string>();
   for (const [name, value] of params) {
     if (query.has(name)) throw errors.invalidRequest(name, "must not be given more than once");
@@ -26,7 +37,8 @@ export function checkedAuthorizeQuery(apps: AppRegistry, params: URLSearchParams
   if (clientId !== undefined) {
     const lookup = requireClient(apps, clientId, 400);
     if (!apps.isRegisteredRedirect(lookup, redirectUri ?? "")) {
-      throw new ApiError(400, "invalid_redirect_uri", "redirect_uri is not registered for this client.");
+      const registered = options.development ? (lookup.client?.redirectUris ?? []) : undefined;
+      throw errors.invalidRedirectUri(clientId, redirectUri ?? "", registered);
     }
   }
   return query;

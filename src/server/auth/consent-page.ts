@@ -1,72 +1,79 @@
 /**
- * The server-rendered consent page. Everything interpolated is HTML-escaped; the one inline script
- * runs under a per-response CSP nonce; the page cannot be framed (clickjacking a consent button is
- * the classic attack on this page) and is never cached.
+ * The server-rendered consent page. It names the app by its `client_name` (its client id when the
+ * provider has none) and says in words what each standard scope lets it do. Everything interpolated is
+ * HTML-escaped; the one inline script runs under a per-response CSP nonce; the page cannot be framed
+ * (clickjacking a consent button is the classic attack on this page) and is never cached. Its errors
+ * (an expired request, another browser's) are the shared error pages (http/error-page.ts).
  */
+
+import { escapeHtml, pageResponse, renderPage } from "../http/page.ts";
 import type { ConsentRequest } from "../idp/hydra.ts";
-import { randomId } from "../lib/crypto.ts";
 
-const escapeHtml = (text: string) =>
-  text.replace(
-    /[&<>"']/g,
-    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
-  );
+/** The OpenID Connect standard scopes, in the words a person reads on the consent page. */
+export const SCOPE_WORDS: Readonly<Record<string, { title: string; detail: string }>> = {
+  openid: {
+    title: "Know who you are",
+    detail: "Your account's identifier, so the app recognises you when you come back.",
+  },
+  offline_access: {
+    title: "Stay signed in",
+    detail: "Keep access while you are away from the app, until you sign out.",
+  },
+  profile: {
+    title: "See your basic profile",
+    detail: "Your name and details such as your picture, where your account has them.",
+  },
+  email: {
+    title: "See your email address",
+    detail: "And whether it has been verified.",
+  },
+};
 
-function html(status: number, title: string, body: string, nonce: string, setCookie?: string): Response {
-  const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(title)}</title><style nonce="${nonce}">body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}
-button{font:inherit;padding:.5rem 1.25rem;margin-right:.5rem;border-radius:6px;border:1px solid #888;cursor:pointer}
-#accept{background:#1f6feb;color:#fff;border-color:#1f6feb}ul{padding-left:1.25rem}.muted{color:#666}#error{color:#b00}</style></head>
-<body>${body}</body></html>`;
-  return new Response(page, {
-    status,
-    headers: {
-      "content-type": "text/html; charset=utf-8",
-      "cache-control": "no-store",
-      "referrer-policy": "no-referrer",
-      "x-frame-options": "DENY",
-      "content-security-policy": `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`,
-      ...(setCookie ? { "set-cookie": setCookie } : {}),
-    },
-  });
-}
-
-export function consentErrorPage(status: number, message: string): Response {
-  return html(status, "Consent", `<h1>Consent</h1><p id="error">${escapeHtml(message)}</p>`, randomId());
+function scopeItem(scope: string): string {
+  const words = Object.hasOwn(SCOPE_WORDS, scope) ? SCOPE_WORDS[scope] : undefined;
+  const code = `<code>${escapeHtml(scope)}</code>`;
+  return words
+    ? `<li><strong>${escapeHtml(words.title)}</strong><span class="muted">${escapeHtml(words.detail)}</span> <span class="small muted">${code}</span></li>`
+    : `<li><strong>${code}</strong><span class="muted">A permission this app defines.</span></li>`;
 }
 
 /** `setCookie`: the consent nonce cookie when this load bound the request (same-origin fetches send it back). */
 export function consentPage(request: ConsentRequest, isNewUser: boolean, setCookie?: string): Response {
-  const nonce = randomId();
-  const appName = request.client.client_name || request.client.client_id;
-  const scopes = request.requested_scope
-    .map((scope) => `<li><code>${escapeHtml(scope)}</code></li>`)
-    .join("");
+  const clientId = request.client.client_id;
+  const appName = request.client.client_name || clientId;
+  const app = `<strong>${escapeHtml(appName)}</strong>`;
   const data = JSON.stringify({
     challenge: request.challenge,
     subject: request.subject,
     scope: request.requested_scope,
   }).replace(/</g, "\\u003c");
-  const body = `<h1>${escapeHtml(appName)} wants access</h1>
-<p>Signed in as <strong>${escapeHtml(request.subject)}</strong>.${isNewUser ? " Welcome! A starting credit comes with your first sign-in." : ""}</p>
-<p>It asks for:</p><ul>${scopes || "<li class=muted>no scopes</li>"}</ul>
-<p><label><input type="checkbox" id="remember" checked> Remember this decision</label></p>
-<p><button id="accept" type="button">Allow</button><button id="deny" type="button">Deny</button></p>
-<p id="error" role="alert"></p>
-<script nonce="${nonce}">
+  const body = `<h1>Allow ${app} to use your account?</h1>
+<p>You are signed in as <strong>${escapeHtml(request.subject)}</strong>.${isNewUser ? " Welcome! A starting credit comes with your first sign-in." : ""}</p>
+<p>${app} asks to:</p>
+<ul class="list">${request.requested_scope.map(scopeItem).join("") || `<li class="muted">Nothing beyond signing you in.</li>`}</ul>
+<p><label><input type="checkbox" id="remember" checked> Remember this decision for 30 days</label></p>
+<p class="actions"><button id="accept" class="primary" type="button">Allow</button><button id="deny" type="button">Deny</button></p>
+<p id="error" class="error" role="alert"></p>`;
+  const script = `
 const req = ${data};
+const error = document.getElementById("error");
 async function decide(path, payload) {
   document.querySelectorAll("button").forEach((b) => (b.disabled = true));
   try {
     const res = await fetch(path, { method: "POST", credentials: "same-origin", headers: { "content-type": "application/json", "x-service-csrf": "1" }, body: JSON.stringify(payload) });
     const json = await res.json();
     if (json.redirect_to) { location.assign(json.redirect_to); return; }
-    document.getElementById("error").textContent = json.error || "Something went wrong.";
-  } catch { document.getElementById("error").textContent = "The gateway could not be reached."; }
+    error.textContent = json.error || "Something went wrong.";
+  } catch { error.textContent = "The gateway could not be reached."; }
   document.querySelectorAll("button").forEach((b) => (b.disabled = false));
 }
 document.getElementById("accept").onclick = () => decide("/auth/consent/accept", { challenge: req.challenge, subject: req.subject, grant_scope: req.scope, remember: document.getElementById("remember").checked });
 document.getElementById("deny").onclick = () => decide("/auth/consent/reject", { challenge: req.challenge });
-</script>`;
-  return html(200, `${appName}: consent`, body, nonce, setCookie);
+`;
+  const footer = `Client id <code>${escapeHtml(clientId)}</code>.`;
+  const page = renderPage(
+    { title: `${appName}: allow access?`, brand: "Session gateway", body, footer, script },
+    { connect: true },
+  );
+  return pageResponse(page, 200, setCookie ? { "set-cookie": setCookie } : {});
 }

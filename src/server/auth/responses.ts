@@ -41,7 +41,16 @@ export const authDocs = {
     operationId: "authorize",
     summary: "Start signing in: the checked query, forwarded to the provider's authorization endpoint",
     tags: ["auth"],
-    responses: { 302: redirect("To the provider's authorization endpoint.") },
+    description:
+      "A browser that asks for HTML (its Accept header prefers text/html) gets each refusal as a page with the cause and a way forward; anything else gets `{error, code}`.",
+    responses: {
+      302: redirect("To the provider's authorization endpoint."),
+      400: PAGE(
+        "The request is invalid (an unregistered redirect URI names it, and in development the registered ones).",
+      ),
+      502: PAGE("The provider could not be reached."),
+      503: PAGE("No provider is configured."),
+    },
     errors: [400, 502, 503],
   }),
   token: operation({
@@ -105,12 +114,13 @@ export const authDocs = {
       302: redirect("A remembered consent: on to the provider."),
       400: PAGE("No consent_challenge."),
       403: PAGE("Open in another browser."),
-      404: PAGE("Expired."),
+      404: PAGE("Expired: the page offers to start again."),
       500: PAGE("Something went wrong."),
       501: PAGE("The provider shows its own consent."),
       502: PAGE("The provider could not be reached."),
       503: PAGE("No provider is configured."),
     },
-    errors: [],
+    description: "Its refusals are pages when the browser asks for HTML, and `{error, code}` otherwise.",
+    errors: [400, 403, 404, 501, 502, 503],
   }),
 };

@@ -62,7 +62,9 @@ export function authRoutes(gateway: Gateway) {
       "/auth/authorize",
       async ({ request }) => {
         requireIssuer();
-        const query = checkedAuthorizeQuery(apps, new URL(request.url).searchParams);
+        const query = checkedAuthorizeQuery(apps, new URL(request.url).searchParams, {
+          development: config.development,
+        });
         const { authorization_endpoint } = await discover(gateway);
         const target = new URL(authorization_endpoint);
         for (const [name, value] of query) target.searchParams.set(name, value);
@@ -78,7 +80,8 @@ export function authRoutes(gateway: Gateway) {
         const lookup = requireClient(apps, body.client_id, 400);
         checkOrigin(apps, request, lookup.app.id);
         if (!apps.isRegisteredRedirect(lookup, body.redirect_uri)) {
-          throw new ApiError(400, "invalid_redirect_uri", "redirect_uri is not registered for this client.");
+          const registered = config.development ? (lookup.client?.redirectUris ?? []) : undefined;
+          throw errors.invalidRedirectUri(body.client_id, body.redirect_uri, registered);
         }
         // A browser holding another app's session cannot sign in over it from this origin.
         const previous = await sessionOf(request);

@@ -1,6 +1,7 @@
 /**
  * One error type and one mapper. Every refusal the gateway makes is an `ApiError` carrying a stable
- * snake_case `code` (the membership refusals come from transitions.ts); the body is always `{ error, code }`.
+ * snake_case `code` (the membership refusals come from transitions.ts); the body is always `{ error, code }`
+ * (a browser navigating to one of the gateway's pages may get the HTML form instead: error-page.ts).
  * Nothing else (no stack, no SQL, no provider body) ever reaches a client; unexpected failures become
  * 500 `internal` with a request id that is also in the log line.
  */
@@ -47,6 +48,18 @@ export const API_ERROR_CODES = [
 
 export type ErrorCode = RefusalCode | (typeof API_ERROR_CODES)[number];
 
+/**
+ * What a person needs on the HTML error page (error-page.ts) besides the message: the values the
+ * request carried and, where the configuration allows, what was expected. Never a secret.
+ */
+export interface ErrorFacts {
+  clientId?: string;
+  /** The redirect URI the request carried. */
+  redirectUri?: string;
+  /** The client's registered redirect URIs: given in development only (they describe the deployment). */
+  registeredRedirectUris?: readonly string[];
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -58,6 +71,8 @@ export class ApiError extends Error {
     readonly detail?: string,
     /** For the log only: structured facts about the cause (the provider call that failed). */
     readonly logFields?: Record<string, unknown>,
+    /** For the HTML error page: what the request carried and what was expected. */
+    readonly facts?: ErrorFacts,
   ) {
     super(message);
   }
@@ -96,6 +111,27 @@ export const errors = {
     ),
   noIssuer: () =>
     new ApiError(503, "issuer_not_configured", "No identity provider is configured (OIDC_ISSUER)."),
+  /**
+   * Names the URI received; `registered` (the client's URIs) only in development, where telling the
+   * person what to open instead is worth more than hiding the deployment's addresses.
+   */
+  invalidRedirectUri: (clientId: string, received: string, registered?: readonly string[]) => {
+    const shown = (uri: string) => JSON.stringify(uri.length > 300 ? `${uri.slice(0, 300)}…` : uri);
+    const known = registered?.length
+      ? ` Registered for it: ${registered.map(shown).join(", ")}.`
+      : registered
+        ? " It has no registered redirect URI."
+        : "";
+    return new ApiError(
+      400,
+      "invalid_redirect_uri",
+      `redirect_uri ${shown(received)} is not registered for client "${clientId}".${known}`,
+      undefined,
+      undefined,
+      undefined,
+      { clientId, redirectUri: received, registeredRedirectUris: registered },
+    );
+  },
 };
 
 export function errorBody(error: ApiError, requestId?: string): Record<string, string> {

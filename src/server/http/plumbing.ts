@@ -3,14 +3,15 @@
  * (a body must also arrive within its time bound, see body-timeout.ts), CORS for registered
  * origins (only origins registered for a client get Access-Control-Allow-Origin, with credentials; the
  * custom CSRF header is allowed, and needing a preflight for it is what makes the header a CSRF
- * defence), and the one error mapper. The grant made here is provisional: once the request's
- * credential is known, an origin not registered for the credential's app is refused and loses the
- * grant (origin.ts).
+ * defence), and the one error mapper (JSON, or error-page.ts's HTML for a browser's navigation). The
+ * grant made here is provisional: once the request's credential is known, an origin not registered for
+ * the credential's app is refused and loses the grant (origin.ts).
  */
 import { Elysia } from "elysia";
 import type { AppRegistry } from "../apps/registry.ts";
 import type { Logger } from "../lib/log.ts";
 import { readBody } from "./body-timeout.ts";
+import { errorPage } from "./error-page.ts";
 import { ApiError, databaseError, errorBody, errors } from "./errors.ts";
 import { routeLabel } from "./metrics.ts";
 import { requestId } from "./request-context.ts";
@@ -99,6 +100,16 @@ export function plumbing(options: PlumbingOptions) {
       return body;
     })
     .onError({ as: "global" }, ({ error, code, set, request }) => {
+      /** `{error, code}` JSON, or the HTML page when a browser navigating to its page asks for HTML. */
+      const respond = (refusal: ApiError, id?: string) => {
+        const page = errorPage(request, refusal, id);
+        if (page) {
+          Object.assign(set.headers, page.headers);
+          return page.html;
+        }
+        set.headers["content-type"] = "application/json";
+        return errorBody(refusal, id);
+      };
       let apiError: ApiError;
       const cause = (error as { cause?: unknown })?.cause;
       if (error instanceof ApiError) apiError = error;
@@ -125,8 +136,7 @@ export function plumbing(options: PlumbingOptions) {
           detail: String((error as Error)?.message ?? error).slice(0, 300),
         });
         set.status = 500;
-        set.headers["content-type"] = "application/json";
-        return errorBody(new ApiError(500, "internal", "Something went wrong on our side."), id);
+        return respond(new ApiError(500, "internal", "Something went wrong on our side."), id);
       }
       if (apiError.detail)
         log("warn", apiError.code === "idp_unavailable" ? "identity provider failed" : "request refused", {
@@ -138,14 +148,13 @@ export function plumbing(options: PlumbingOptions) {
           cause: apiError.detail.slice(0, 300),
         });
       set.status = apiError.status;
-      set.headers["content-type"] = "application/json";
       // A refused origin gets no CORS grant: the page cannot even read the refusal.
       if (apiError.code === "origin_not_allowed") {
         delete set.headers["access-control-allow-origin"];
         delete set.headers["access-control-allow-credentials"];
       }
       for (const [name, value] of Object.entries(apiError.headers ?? {})) set.headers[name] = value as string;
-      return errorBody(apiError);
+      return respond(apiError);
     });
 }
 
