@@ -4,10 +4,9 @@
 // (subject = username, remember = false), then sends the browser to `redirect_to`. It shares the
 // gateway's page look (server/http/page.ts), so a development sign-in looks like one product.
 
-import { pageResponse, renderPage } from "../server/http/page.ts";
+import { escapeHtml, pageResponse, renderPage } from "../server/http/page.ts";
 import { redirect } from "./http.ts";
 import { decide, type HydraContext } from "./hydra-admin.ts";
-import { escapeHtml } from "./provider.ts";
 
 const USERNAME = /^[A-Za-z0-9._@-]{1,64}$/;
 

@@ -7,6 +7,7 @@
 import { exportJWK, generateKeyPair } from "jose";
 import type Provider from "oidc-provider";
 import type { ClientMetadata, Configuration, KoaContextWithOIDC } from "oidc-provider";
+import { escapeHtml } from "../server/http/page.ts";
 import { type MemoryStore, memoryAdapterFactory } from "./adapter.ts";
 import type { DevIdpState } from "./state.ts";
 
@@ -201,11 +202,4 @@ export async function createProvider(settings: ProviderSettings): Promise<Provid
   });
 
   return provider;
-}
-
-export function escapeHtml(value: string): string {
-  return value.replace(
-    /[&<>"']/g,
-    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c,
-  );
 }

@@ -9,6 +9,7 @@
  * A URI the request carried is shown as text, never as a link: the page must not become a way to send
  * someone to an address of the attacker's choosing. Only registered URIs (from the apps file) are links.
  */
+import { isLoopbackHost } from "../config.ts";
 import type { ApiError, ErrorFacts } from "./errors.ts";
 import { escapeHtml, type RenderedPage, renderPage } from "./page.ts";
 
@@ -186,14 +187,13 @@ function isHttp(uri: string): boolean {
   return /^https?:\/\//i.test(uri) && URL.canParse(uri);
 }
 
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
 /** The same URI but for a loopback host written another way (localhost, 127.0.0.1, [::1]). */
 function sameButLoopbackHost(received: string, registered: string): boolean {
   if (!isHttp(received) || !isHttp(registered)) return false;
   const a = new URL(received);
   const b = new URL(registered);
-  if (a.hostname === b.hostname || !LOOPBACK.has(a.hostname) || !LOOPBACK.has(b.hostname)) return false;
+  const loopback = (url: URL) => isLoopbackHost(url.hostname.replace(/^\[|\]$/g, ""));
+  if (a.hostname === b.hostname || !loopback(a) || !loopback(b)) return false;
   a.hostname = b.hostname;
   return a.toString() === b.toString();
 }
