@@ -8,9 +8,29 @@ export type Logger = (
   fields?: Record<string, unknown>,
 ) => void;
 
-export function createLogger(
-  write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
-): Logger {
+export function createLogger(write: (line: string) => void = stdoutLines()): Logger {
   return (level, message, fields) =>
     write(JSON.stringify({ at: new Date().toISOString(), level, message, ...fields }));
+}
+
+let stdoutWriter: ((line: string) => void) | undefined;
+
+/**
+ * Lines to stdout, written together once per turn of the event loop: under load the access log is
+ * one write for many requests instead of one each. What is pending is written before the process exits.
+ */
+function stdoutLines(): (line: string) => void {
+  if (stdoutWriter) return stdoutWriter;
+  let pending: string[] = [];
+  const flush = () => {
+    if (pending.length === 0) return;
+    const text = `${pending.join("\n")}\n`;
+    pending = [];
+    process.stdout.write(text);
+  };
+  process.on("exit", flush);
+  stdoutWriter = (line) => {
+    if (pending.push(line) === 1) setImmediate(flush);
+  };
+  return stdoutWriter;
 }
