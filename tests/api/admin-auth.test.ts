@@ -31,6 +31,11 @@ const ROUTES: Route[] = [
   { method: "GET", path: "/admin/v1/resources" },
   { method: "GET", path: "/admin/v1/resources?type=team&query=x" },
   { method: "GET", path: `/admin/v1/resources/${RID}/members` },
+  { method: "GET", path: `/admin/v1/resources/${RID}` },
+  { method: "POST", path: `/admin/v1/resources/${RID}/setRole`, body: { userId: "alice", role: "reader" } },
+  { method: "POST", path: `/admin/v1/resources/${RID}/remove`, body: { userId: "alice" } },
+  { method: "DELETE", path: "/admin/v1/users/alice/sessions" },
+  { method: "GET", path: "/admin/v1/audit?userId=alice" },
   { method: "GET", path: "/admin/v1/events" },
   { method: "POST", path: "/admin/v1/apps/auth-app/deploy", body: { id: "auth-app", clients: [] } },
   { method: "POST", path: "/admin/v1/data/authorize-write", body: { resourceId: RID, userId: "alice" } },
@@ -114,7 +119,7 @@ describe("401 unauthenticated without the right bearer token", () => {
 
   test("auth comes before the body: a malformed or invalid body without the token is 401, with it 400", async () => {
     const posts = ROUTES.filter((r) => r.method === "POST");
-    expect(posts.length).toBe(3);
+    expect(posts.length).toBe(5);
     for (const route of posts) {
       for (const bad of ["{not json", JSON.stringify({ nonsense: true }), ""]) {
         await expectError(

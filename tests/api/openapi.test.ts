@@ -227,6 +227,11 @@ describe("real answers validate against the documents", () => {
       "/metrics",
       `/admin/v1/data/links?resourceId=${other.id}`,
       "/admin/v1/data/links?resourceId=no-such-id",
+      `/admin/v1/resources/${other.id}`,
+      "/admin/v1/resources/no-such-id",
+      "/admin/v1/audit?limit=3",
+      "/admin/v1/audit?userId=bob&type=member.invited",
+      "/admin/v1/audit?cursor=nonsense",
     ])
       await admin("GET", path);
     const stream = await admin("GET", "/admin/v1/events");
@@ -248,6 +253,14 @@ describe("real answers validate against the documents", () => {
     const extra = { id: "extra", clients: [{ clientId: "extra-web", redirectUris: ["http://localhost/x"] }] };
     await admin("POST", "/admin/v1/apps/extra/deploy", extra);
     await admin("POST", "/admin/v1/apps/elsewhere/deploy", extra);
+    // The operator's roster actions and revoke-all.
+    await admin("POST", `/admin/v1/resources/${other.id}/setRole`, { userId: "frank", role: "reader" });
+    await admin("POST", `/admin/v1/resources/${other.id}/setRole`, { userId: "frank", role: "owner" });
+    await admin("POST", `/admin/v1/resources/${other.id}/setRole`, { userId: "carol", role: "reader" });
+    await admin("POST", "/admin/v1/resources/no-such-id/setRole", { userId: "frank", role: "reader" });
+    await admin("POST", `/admin/v1/resources/${other.id}/remove`, { userId: "frank" });
+    await admin("POST", `/admin/v1/resources/${other.id}/remove`, { userId: 5 });
+    await admin("DELETE", "/admin/v1/users/alice/sessions");
     await admin("GET", "/admin/v1/overview", undefined, { authorization: "Bearer wrong" });
 
     const recorded = await recorder.all();

@@ -13,6 +13,7 @@ import {
   type Decision,
   decide,
   type Membership,
+  OPERATOR,
   type RefusalCode,
   type ResourceFacts,
   type Trigger,
@@ -151,6 +152,17 @@ const rows: Array<[...Row, Decision]> = [
   ["choice: setRole checks the role before the target", {}, { kind: "setRole", role: 3 }, active("admin"), active("owner"), refuse("invalid_role", 400)],
   ["choice: setRole checks rank before the ceiling", { grantCeiling: "reader" }, { kind: "setRole", role: "admin" }, active("admin"), active("admin"), refuse("insufficient_rank", 403)],
   ["choice: invite role null is treated as absent", { defaultRole: "reader" }, { kind: "invite", role: null, pendingInvitesOfActor: 0 }, active("admin"), undefined, allow({ kind: "add", state: "invited", role: "reader" })],
+  // The operator (admin API) acts with the owner's rank, under the same rules
+  ["operator: setRole promotes a writer to admin", {}, { kind: "setRole", role: "admin" }, OPERATOR, active("writer"), allow({ kind: "setRole", role: "admin" })],
+  ["operator: setRole demotes an admin", {}, { kind: "setRole", role: "reader" }, OPERATOR, active("admin"), allow({ kind: "setRole", role: "reader" })],
+  ["operator: setRole on the owner → target_is_owner", {}, { kind: "setRole", role: "admin" }, OPERATOR, active("owner"), refuse("target_is_owner", 403)],
+  ["operator: setRole above the ceiling → role_above_ceiling", { grantCeiling: "writer" }, { kind: "setRole", role: "admin" }, OPERATOR, active("reader"), refuse("role_above_ceiling", 403)],
+  ["operator: setRole to owner → invalid_role", {}, { kind: "setRole", role: "owner" }, OPERATOR, active("reader"), refuse("invalid_role", 400)],
+  ["operator: setRole on an invited user → not_a_member", {}, { kind: "setRole", role: "reader" }, OPERATOR, invited("writer"), refuse("not_a_member", 404)],
+  ["operator: remove an admin, policies applied", {}, { kind: "remove" }, OPERATOR, active("admin"), allow({ kind: "drop", policies: true })],
+  ["operator: remove the owner → target_is_owner", {}, { kind: "remove" }, OPERATOR, active("owner"), refuse("target_is_owner", 403)],
+  ["operator: remove a requesting user cancels the request", {}, { kind: "remove" }, OPERATOR, requested("admin"), allow({ kind: "drop", policies: false })],
+  ["operator: remove a non-member → not_a_member", {}, { kind: "remove" }, OPERATOR, undefined, refuse("not_a_member", 404)],
 ];
 
 describe("decide: rows from the transition tables and our decisions", () => {

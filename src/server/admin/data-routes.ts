@@ -6,7 +6,7 @@ import { AppsFileError, validateDeploy } from "../apps/registry.ts";
 import type { Gateway } from "../gateway.ts";
 import { ApiError } from "../http/errors.ts";
 import { NO_CONTROL } from "../http/patterns.ts";
-import { notFound } from "../resources/service.ts";
+import { notFound } from "../resources/refusals.ts";
 import { adminDocs as docs } from "./responses.ts";
 
 export const AdminId = t.String({ minLength: 1, maxLength: 256, pattern: NO_CONTROL });

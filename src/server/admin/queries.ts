@@ -32,6 +32,33 @@ const formatCursor = (cursor: EventCursor) =>
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
+interface ResourceDbRow {
+  id: string;
+  appId: string;
+  type: string;
+  name: string;
+  visibility: string;
+  discoverable: number | boolean;
+  memberCount: number;
+  createdAt: number;
+}
+
+const RESOURCE_COLUMNS = `id, app_id AS "appId", type, name, visibility, discoverable,
+  member_count AS "memberCount", created_at AS "createdAt"`;
+
+const resourceRow = (r: ResourceDbRow) => ({
+  ...r,
+  discoverable: Boolean(r.discoverable),
+  createdAt: iso(r.createdAt),
+});
+
+/** An event row as the stream and the audit list carry it (`data` parsed, `at` in ISO 8601). */
+const eventView = (e: EventRow) => ({
+  ...e,
+  data: e.data === null ? null : JSON.parse(e.data),
+  at: iso(e.at),
+});
+
 export interface Page<T> {
   rows: T[];
   nextCursor: string | null;
@@ -144,30 +171,22 @@ export class AdminQueries {
         `%${filter.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
       );
     if (after) f.add("(created_at, id) < (?, ?)", after.createdAt, after.id);
-    const rows = await this.storage.all<{
-      id: string;
-      appId: string;
-      type: string;
-      name: string;
-      visibility: string;
-      discoverable: number | boolean;
-      memberCount: number;
-      createdAt: number;
-    }>(
-      `SELECT id, app_id AS "appId", type, name, visibility, discoverable, member_count AS "memberCount",
-         created_at AS "createdAt"
-       FROM resources WHERE true ${f.where()} ORDER BY created_at DESC, id DESC LIMIT $1`,
+    const rows = await this.storage.all<ResourceDbRow>(
+      `SELECT ${RESOURCE_COLUMNS} FROM resources WHERE true ${f.where()}
+       ORDER BY created_at DESC, id DESC LIMIT $1`,
       params,
     );
     const { rows: shown, nextCursor } = page(rows, limit);
-    return {
-      resources: shown.map((r) => ({
-        ...r,
-        discoverable: Boolean(r.discoverable),
-        createdAt: iso(r.createdAt),
-      })),
-      nextCursor,
-    };
+    return { resources: shown.map(resourceRow), nextCursor };
+  }
+
+  /** One resource as the list shows it, or undefined. */
+  async resource(id: string) {
+    const row = await this.storage.get<ResourceDbRow>(
+      `SELECT ${RESOURCE_COLUMNS} FROM resources WHERE id = $1`,
+      [id],
+    );
+    return row && resourceRow(row);
   }
 
   async roster(resourceId: string) {
@@ -186,6 +205,35 @@ export class AdminQueries {
       [userId],
     );
     return { memberships };
+  }
+
+  /**
+   * The audit log newest first (by row id), a page at a time: by type, by user (the member acted on or
+   * the actor) and by resource. The events table has no secondary index (it is appended on every write),
+   * so a filter reads rows from the newest back until the page is full.
+   */
+  async audit(
+    filter: { type?: string; userId?: string; resourceId?: string },
+    limit: number,
+    afterId?: number,
+  ) {
+    const params: Param[] = [limit + 1];
+    const f = filters(params);
+    if (filter.type !== undefined) f.add("type = ?", filter.type);
+    if (filter.userId !== undefined) f.add("(user_id = ? OR actor = ?)", filter.userId, filter.userId);
+    if (filter.resourceId !== undefined) f.add("resource_id = ?", filter.resourceId);
+    if (afterId !== undefined) f.add("id < ?", afterId);
+    const rows = await this.storage.all<EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM events WHERE true ${f.where()} ORDER BY id DESC LIMIT $1`,
+      params,
+    );
+    const shown = rows.slice(0, limit);
+    const last = shown.at(-1);
+    return {
+      events: shown.map(eventView),
+      nextCursor:
+        rows.length > limit && last ? encodeCursor({ createdAt: last.at, id: String(last.id) }) : null,
+    };
   }
 
   /**
@@ -208,7 +256,7 @@ export class AdminQueries {
     return rows.map(({ xid, ...e }) => ({
       cursor: formatCursor({ xid, id: e.id }),
       next: { xid, id: e.id } as EventCursor,
-      event: { ...e, data: e.data === null ? null : JSON.parse(e.data), at: iso(e.at) },
+      event: eventView(e),
     }));
   }
 

@@ -83,6 +83,16 @@ const Roster = Shape({
   members: T.Array(Shape({ userId: T.String(), role: Role, state: State, since: DateTime })),
 });
 
+const AuditEvent = Shape({
+  id: T.Integer({ minimum: 1 }),
+  type: T.String(),
+  actor: Nullable(T.String()),
+  resourceId: Nullable(T.String()),
+  userId: Nullable(T.String()),
+  data: T.Unknown({ description: "What the change carried (a role, the state it left), or null." }),
+  at: DateTime,
+});
+
 const Links = Shape({
   links: T.Array(
     Shape({ table: T.String(), rowId: T.String(), contributorId: T.String(), hidden: T.Boolean() }),
@@ -137,6 +147,36 @@ export const adminDocs = {
     [400],
   ),
   roster: doc("getRoster", "A resource's members in every state", { 200: json(Roster) }, [400, 404]),
+  resource: doc(
+    "getResource",
+    "One resource of any app, as the list shows it",
+    { 200: json(Resource) },
+    [400, 404],
+  ),
+  setRole: doc(
+    "setMemberRole",
+    "Change an active member's role, as the operator (the public API's rules: not the owner, not above the type's grant ceiling)",
+    { 200: json(Shape({ ok: T.Literal(true), role: Role })) },
+    [400, 403, 404],
+  ),
+  removeMember: doc(
+    "removeMember",
+    "Remove a member (onMemberRemove applies) or cancel a pending invite or request, as the operator",
+    { 200: json(Ok) },
+    [400, 403, 404],
+  ),
+  revokeUserSessions: doc(
+    "revokeUserSessions",
+    "End every live session of a user and revoke their grants at the provider",
+    { 200: json(Shape({ ok: T.Literal(true), revoked: Count })) },
+    [400],
+  ),
+  audit: doc(
+    "listAuditEvents",
+    "The audit events, newest first, by type, user (acted on or acting) or resource",
+    { 200: json(Page("events", AuditEvent)) },
+    [400],
+  ),
   events: doc(
     "streamEvents",
     "The audit events as they happen (Server-Sent Events; resume with Last-Event-ID)",

@@ -9,10 +9,11 @@ import type { Gateway } from "../gateway.ts";
 import { ApiError, errors } from "../http/errors.ts";
 import { noteCredential } from "../http/request-context.ts";
 import { safeEqual } from "../lib/crypto.ts";
-import { notFound } from "../resources/service.ts";
+import { notFound } from "../resources/refusals.ts";
 import { parseCursor, parseLimit } from "../resources/views.ts";
 import { AdminId, adminParams, dataRoutes } from "./data-routes.ts";
 import { eventStream } from "./events-stream.ts";
+import { OPERATOR_ACTOR, operatorRoutes } from "./operator-routes.ts";
 import { adminDocs as docs } from "./responses.ts";
 
 const Limit = t.Optional(t.String({ maxLength: 12 }));
@@ -59,7 +60,7 @@ export function adminRoutes(gateway: Gateway) {
     .delete(
       "/admin/v1/sessions/:id",
       async ({ params }) => {
-        const ended = await gateway.sessions.revoke(params.id, "admin");
+        const ended = await gateway.sessions.revoke(params.id, OPERATOR_ACTOR);
         if (!ended) throw new ApiError(404, "not_found", "No live session with that id.");
         gateway.log("info", "session revoked by an operator", { sessionId: params.id, userId: ended.userId });
         return { ok: true };
@@ -92,7 +93,7 @@ export function adminRoutes(gateway: Gateway) {
     .delete(
       "/admin/v1/pending/:resourceId/:userId",
       async ({ params }) => {
-        const cancelled = await membership.cancelPending(params.resourceId, params.userId, "admin");
+        const cancelled = await membership.cancelPending(params.resourceId, params.userId, OPERATOR_ACTOR);
         if (!cancelled) {
           throw new ApiError(
             404,
@@ -154,5 +155,6 @@ export function adminRoutes(gateway: Gateway) {
         ),
       { detail: docs.metrics },
     )
+    .use(operatorRoutes(gateway))
     .use(dataRoutes(gateway));
 }

@@ -31,6 +31,7 @@ const STATIC_ROUTES = new Set([
   "/admin/v1/pending",
   "/admin/v1/resources",
   "/admin/v1/events",
+  "/admin/v1/audit",
   "/admin/v1/data/authorize-write",
   "/admin/v1/data/links",
 ]);
@@ -57,8 +58,12 @@ const PATTERNS: Array<[RegExp, string | ((m: RegExpExecArray) => string | undefi
   ],
   [/^\/admin\/v1\/sessions\/[^/]+$/, "/admin/v1/sessions/:id"],
   [/^\/admin\/v1\/users\/[^/]+$/, "/admin/v1/users/:id"],
+  [/^\/admin\/v1\/users\/[^/]+\/sessions$/, "/admin/v1/users/:id/sessions"],
   [/^\/admin\/v1\/pending\/[^/]+\/[^/]+$/, "/admin/v1/pending/:resourceId/:userId"],
   [/^\/admin\/v1\/resources\/[^/]+\/members$/, "/admin/v1/resources/:id/members"],
+  [/^\/admin\/v1\/resources\/[^/]+\/setRole$/, "/admin/v1/resources/:id/setRole"],
+  [/^\/admin\/v1\/resources\/[^/]+\/remove$/, "/admin/v1/resources/:id/remove"],
+  [/^\/admin\/v1\/resources\/[^/]+$/, "/admin/v1/resources/:id"],
   [/^\/admin\/v1\/apps\/[^/]+\/deploy$/, "/admin/v1/apps/:id/deploy"],
 ];
 

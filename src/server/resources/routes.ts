@@ -10,8 +10,8 @@ import { NO_CONTROL } from "../http/patterns.ts";
 import { type Principal, resolvePrincipal } from "../http/principal.ts";
 import { checkFields, cleanName, cleanQuery } from "../http/text.ts";
 import { canSee, requesterSeesDetails, rosterAccess } from "./access.ts";
+import { notFound } from "./refusals.ts";
 import { resourceDocs as docs } from "./responses.ts";
-import { notFound } from "./service.ts";
 import { browseItem, encodeCursor, parseCursor, parseLimit, requestedView, resourceView } from "./views.ts";
 
 const UserId = t.String({ minLength: 1, maxLength: 256, pattern: NO_CONTROL });

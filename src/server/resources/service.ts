@@ -7,58 +7,23 @@ import type { AppRegistry, TypeConfig } from "../apps/registry.ts";
 import type { DataSeam } from "../data/seam.ts";
 import type { Storage, TransactionOptions, Tx } from "../db/sql.ts";
 import { appendEvent } from "../events/log.ts";
-import { ApiError } from "../http/errors.ts";
 import type { Principal } from "../http/principal.ts";
 import { canSee, isOwner } from "./access.ts";
+import { EVENT, notFound, refusal } from "./refusals.ts";
 import type { MemberRow, ResourceRow, ResourceStore } from "./store.ts";
 import {
   type Change,
+  type Decision,
   decide,
-  type RefusalCode,
+  OPERATOR,
   type ResourceFacts,
   type Trigger,
   type TriggerRequest,
 } from "./transitions.ts";
 import { type VisibilityEnum, visibilityPair } from "./views.ts";
 
-const MESSAGES: Record<RefusalCode | "unknown_type" | "reserved_type", string> = {
-  forbidden: "You are not allowed to do that on this resource.",
-  not_found: "No such resource.",
-  invalid_role: "role must be reader, writer or admin.",
-  role_above_ceiling: "That role is above what you may grant on this resource.",
-  already_member: "That user is already a member.",
-  already_pending: "That user already has a pending invite or request.",
-  too_many_pending_invites: "You already have 50 pending invites in this app.",
-  no_pending_invite: "There is no pending invite to accept or reject.",
-  no_pending_request: "There is no pending request from that user.",
-  not_public: "This resource is members-only: ask for an invite or send a request.",
-  pending_membership: "You have a pending invite or request here: accept it instead.",
-  target_is_owner: "The owner cannot be changed or removed.",
-  insufficient_rank: "You can only act on members below your own role.",
-  owner_cannot_leave: "The owner cannot leave the resource.",
-  not_a_member: "Not a member of this resource.",
-  app_resource_undeletable: "The app resource cannot be deleted.",
-  unknown_type: "Unknown resource type.",
-  reserved_type: "This resource type is reserved.",
-};
-
-export const notFound = () => new ApiError(404, "not_found", MESSAGES.not_found);
-const refusal = (code: keyof typeof MESSAGES, status: number) => new ApiError(status, code, MESSAGES[code]);
-
-const EVENT: Record<Trigger["kind"], string> = {
-  invite: "member.invited",
-  request: "member.requested",
-  acceptInvite: "member.accepted",
-  acceptRequest: "member.accepted",
-  rejectInvite: "member.rejected",
-  rejectRequest: "member.rejected",
-  join: "member.joined",
-  autoJoin: "member.auto_joined",
-  setRole: "member.role_changed",
-  remove: "member.removed",
-  leave: "member.left",
-  delete: "resource.deleted",
-};
+/** What an operator may do to a roster through the admin API (the public API's setRole and remove). */
+export type OperatorTrigger = Extract<TriggerRequest, { kind: "setRole" } | { kind: "remove" }>;
 
 export interface CreateResourceOptions {
   type: string;
@@ -179,26 +144,58 @@ export class MembershipService {
         input = { ...trigger, pendingInvitesOfActor };
       }
       const decision = decide(this.facts(resource), input, actor, target);
-      if (!decision.ok) throw refusal(decision.code, decision.status);
       const subject = targetUserId ?? principal.userId;
       const before = targetUserId === undefined ? actor : target;
-      await this.apply(tx, resource, decision.change, subject, before, principal.userId);
-      if (decision.change.kind !== "none") {
-        appendEvent(tx, {
-          type: EVENT[trigger.kind],
-          actor: principal.userId,
-          resourceId,
-          userId: subject,
-          data:
-            "role" in decision.change
-              ? { role: decision.change.role }
-              : before
-                ? { was: before.state }
-                : undefined,
-        });
-      }
-      return decision.change;
+      return this.commit(tx, resource, trigger.kind, decision, subject, before, principal.userId);
     });
+  }
+
+  /**
+   * The operator (the admin API) changes a member's role or removes a member, in any app: the same
+   * rules as the public API, decided with the operator as an actor of the owner's rank (OPERATOR), the
+   * same changes, policies and events, with `actor` (the operator's name in the audit log) as the actor.
+   */
+  transitionAsOperator(
+    resourceId: string,
+    trigger: OperatorTrigger,
+    targetUserId: string,
+    actor: string,
+  ): Promise<Change> {
+    return this.storage.transaction(async (tx) => {
+      // Issued together; they run in order, so the membership is read once the resource is locked.
+      const [resource, target] = await Promise.all([
+        this.store.lockResource(resourceId, tx),
+        this.store.getMembership(resourceId, targetUserId, tx),
+      ]);
+      if (!resource) throw notFound();
+      const decision = decide(this.facts(resource), trigger, OPERATOR, target);
+      return this.commit(tx, resource, trigger.kind, decision, targetUserId, target, actor);
+    });
+  }
+
+  /** Applies a decision (or raises its refusal) and appends its event, inside the caller's transaction. */
+  private async commit(
+    tx: Tx,
+    resource: ResourceRow,
+    kind: Trigger["kind"],
+    decision: Decision,
+    subject: string,
+    before: MemberRow | undefined,
+    actorId: string,
+  ): Promise<Change> {
+    if (!decision.ok) throw refusal(decision.code, decision.status);
+    const change = decision.change;
+    await this.apply(tx, resource, change, subject, before, actorId);
+    if (change.kind !== "none") {
+      appendEvent(tx, {
+        type: EVENT[kind],
+        actor: actorId,
+        resourceId: resource.id,
+        userId: subject,
+        data: "role" in change ? { role: change.role } : before ? { was: before.state } : undefined,
+      });
+    }
+    return change;
   }
 
   /**

@@ -13,6 +13,13 @@ export interface Membership {
   state: MemberState;
 }
 
+/**
+ * The gateway's operator, acting on a roster through the admin API, as an actor: the owner's rank in
+ * every resource. Every rule still holds for it: the owner is never demoted or removed, no role is given
+ * above the type's grant ceiling, a pending membership is cancelled rather than removed.
+ */
+export const OPERATOR: Membership = { role: "owner", state: "active" };
+
 export interface ResourceFacts {
   /** Public = unlisted or discoverable. */
   isPublic: boolean;
