@@ -1,11 +1,11 @@
 /**
- * The frame around the screens: header (gateway URL and connection state), tabs, flash line, footer (keys
- * and data age), the help panel, the confirmation box and the too-small notice. States are words
- * (CONNECTED, DISCONNECTED, STALE); colour only repeats them.
+ * The frame around the screens: header (gateway URL and connection state), tabs, flash or command line,
+ * footer (keys and data age), the help panel, the confirmation box, the role picker and the too-small
+ * notice. States are words (CONNECTED, DISCONNECTED, STALE, PAUSED, read-only); colour only repeats them.
  */
 import { Box, Text } from "ink";
 import { short } from "./format.ts";
-import { type Action, TABS, type View } from "./keys.ts";
+import { type Action, type RolePick, TABS, type TabView, type View } from "./keys.ts";
 import type { Connection } from "./use-admin-data.ts";
 import { useNow } from "./use-now.ts";
 
@@ -20,7 +20,7 @@ export function connectionLabel(connection: Connection, now: number): string {
   return `DISCONNECTED${retry}${connection.error ? ` (${connection.error})` : ""}`;
 }
 
-export function Header(props: { url: string; connection: Connection }) {
+export function Header(props: { url: string; connection: Connection; readonly: boolean }) {
   const now = useNow();
   const label = connectionLabel(props.connection, now);
   const color = props.connection.ok === null ? "yellow" : props.connection.ok ? "green" : "red";
@@ -29,6 +29,7 @@ export function Header(props: { url: string; connection: Connection }) {
       <Box flexGrow={1} flexShrink={1}>
         <Text wrap="truncate-end">
           <Text bold>gateway admin</Text> {props.url}
+          {props.readonly ? <Text color="yellow"> read-only</Text> : null}
         </Text>
       </Box>
       <Box flexShrink={0} marginLeft={1}>
@@ -40,24 +41,24 @@ export function Header(props: { url: string; connection: Connection }) {
   );
 }
 
-const TAB_NAMES: Record<View, string> = {
+const TAB_NAMES: Record<TabView, string> = {
   overview: "Overview",
   sessions: "Sessions",
   pending: "Pending",
   resources: "Resources",
-  roster: "Resources",
+  events: "Events",
 };
 
-export function Tabs(props: { view: View }) {
-  const active = props.view === "roster" ? "resources" : props.view;
+/** The tabs; a roster or a user shows the tab it was reached from. */
+export function Tabs(props: { active: TabView }) {
   return (
     <Text wrap="truncate-end">
       {TABS.map((view, i) => {
         const name = `${i + 1} ${TAB_NAMES[view]}`;
-        return view === active ? (
-          <Text key={view} bold color="cyan">{`[${name}] `}</Text>
+        return view === props.active ? (
+          <Text key={view} bold color="cyan">{`[${name}]`}</Text>
         ) : (
-          <Text key={view}>{` ${name}  `}</Text>
+          <Text key={view}>{` ${name} `}</Text>
         );
       })}
     </Text>
@@ -93,27 +94,45 @@ export function Footer(props: {
   );
 }
 
-const HELP: [string, string][] = [
+export const HELP: [string, string][] = [
   ["j k  ↓ ↑", "move (g/G first/last, pgup/pgdn)"],
-  ["tab  1-4", "switch screen (shift-tab back)"],
-  ["enter", "open the roster of a resource"],
-  ["esc", "clear the filter, or go back"],
-  ["/", "filter (enter keeps it, esc clears)"],
-  ["x  d", "revoke a session / cancel an invite or request"],
-  ["r", "refresh now"],
-  ["?", "close this help"],
-  ["q", "quit"],
+  ["tab  1-5", "switch screen (shift-tab back)"],
+  ["enter  esc", "open the row's roster, user or resource; esc goes back"],
+  ["u", "open the row's user"],
+  ["/", "filter: words, or type: user: resource: … (enter keeps it)"],
+  ["s  S", "sort by the next column / reverse the order"],
+  ["x  d", "revoke · withdraw invite · decline request · remove member"],
+  ["X", "on a user: revoke all of their sessions"],
+  ["e", "on a roster: change the member's role"],
+  ["p  space", "on Events: pause or resume the live tail"],
+  ["c", "copy the row's id to the clipboard (OSC 52)"],
+  ["r", "refresh now (and reconnect at once)"],
+  [":", "command: sessions pending resources events"],
+  ["", "user <id> · resource <id> · tab completes"],
+  ["?  q", "close this help · quit"],
 ];
 
-export function Help(props: { height: number }) {
+const HELP_FOOT = "Live: gateway events refresh the screen; a full re-list every 30s.";
+
+/** Help lines that do not fit in `height` (how far j/k scroll it). */
+export function helpOverflow(height: number): number {
+  return Math.max(0, HELP.length + 2 - height);
+}
+
+export function Help(props: { height: number; scroll: number; readonly: boolean }) {
+  const overflow = helpOverflow(props.height);
+  const scroll = Math.min(props.scroll, overflow);
+  const lines = HELP.slice(scroll, scroll + Math.max(1, props.height - 2));
   return (
     <Box flexDirection="column" height={props.height} overflow="hidden">
-      <Text bold>Help</Text>
-      {HELP.map(([keys, what]) => (
-        <Text key={keys} wrap="truncate-end">{`  ${keys.padEnd(10)}${what}`}</Text>
+      <Text bold wrap="truncate-end">
+        {`Help${props.readonly ? " · read-only: x d X e do nothing" : ""}${overflow ? " · j/k scroll" : ""}`}
+      </Text>
+      {lines.map(([keys, what]) => (
+        <Text key={`${keys}${what}`} wrap="truncate-end">{`  ${keys.padEnd(12)}${what}`}</Text>
       ))}
       <Text dimColor wrap="truncate-end">
-        Live: each gateway event refreshes the screen; a full re-list every 30s and on reconnect.
+        {overflow && scroll < overflow ? "↓ more (j)" : HELP_FOOT}
       </Text>
     </Box>
   );
@@ -134,6 +153,28 @@ export function ConfirmBox(props: { action: Action }) {
   );
 }
 
+export function RolePicker(props: { pick: RolePick }) {
+  const { pick } = props;
+  return (
+    <Box borderStyle="round" borderColor="yellow" flexDirection="column" paddingX={1}>
+      <Text wrap="truncate-end" bold>
+        {`New role for ${pick.userId} in ${pick.resourceName} (now ${pick.role}):`}
+      </Text>
+      <Text wrap="truncate-end">{"r reader   w writer   a admin   esc cancel"}</Text>
+    </Box>
+  );
+}
+
+/** The `:` line while it is typed (it takes the flash line's place). */
+export function CommandLine(props: { text: string }) {
+  return (
+    <Text wrap="truncate-end">
+      <Text bold color="cyan">{`:${props.text}_`}</Text>
+      <Text dimColor>{"  tab completes · enter runs · esc closes"}</Text>
+    </Text>
+  );
+}
+
 export function TooSmall(props: { columns: number; rows: number }) {
   return (
     <Box flexDirection="column">
@@ -145,21 +186,26 @@ export function TooSmall(props: { columns: number; rows: number }) {
   );
 }
 
-export function keysFor(view: View, state: { editing: boolean; confirm: boolean; help: boolean }): string {
-  if (state.help) return "? or esc close help · q quit";
+/** The footer's keys (short: the help has them all). The first part is the destructive one. */
+const VIEW_KEYS: Record<View, [string, string]> = {
+  overview: ["", "tab/1-5 screens · : command · r refresh"],
+  sessions: ["x revoke", "enter user · s sort · / filter"],
+  pending: ["x withdraw/decline", "enter roster · / filter"],
+  resources: ["", "enter roster · s sort · / filter · : command"],
+  events: ["", "p pause · enter open · u user · / filter"],
+  roster: ["e role · x remove", "enter user · esc back"],
+  user: ["x revoke · X revoke all", "esc back"],
+};
+
+export function keysFor(
+  view: View,
+  state: { editing: boolean; confirm: boolean; help: boolean; picking: boolean; readonly: boolean },
+): string {
+  if (state.help) return "j/k scroll · ? or esc close help · q quit";
   if (state.confirm) return "y confirm · n, esc or enter cancel";
+  if (state.picking) return "r reader · w writer · a admin · esc cancel";
   if (state.editing) return "type to filter · enter keep · esc clear · ↑↓ move";
-  const common = "/ filter · r refresh · ? help · q quit";
-  switch (view) {
-    case "overview":
-      return "tab/1-4 screens · r refresh · ? help · q quit";
-    case "sessions":
-      return `j/k move · x revoke · ${common}`;
-    case "pending":
-      return `j/k move · x cancel · ${common}`;
-    case "resources":
-      return `j/k move · enter roster · ${common}`;
-    case "roster":
-      return `j/k move · esc back · ${common}`;
-  }
+  const [destructive, rest] = VIEW_KEYS[view];
+  const act = state.readonly ? "READ-ONLY" : destructive;
+  return [act, rest, "? help · q quit"].filter(Boolean).join(" · ");
 }

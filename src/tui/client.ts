@@ -59,7 +59,8 @@ export interface MemberRow {
 }
 
 export interface AdminEvent {
-  id: string;
+  /** The event row's id (newest is highest). */
+  id: number;
   type: string;
   actor: string | null;
   resourceId: string | null;
@@ -68,13 +69,41 @@ export interface AdminEvent {
   at: string;
 }
 
+export interface Membership {
+  resourceId: string;
+  resourceName: string;
+  type: string;
+  appId: string;
+  role: string;
+  state: string;
+}
+
+export interface UserDetail {
+  userId: string;
+  welcomed: boolean;
+  balanceUsd: number;
+  sessions: SessionRow[];
+  memberships: Membership[];
+}
+
 export type StreamStatus =
   | { state: "open" }
-  | { state: "retrying"; retryAt: number; attempt: number; error: string };
+  | { state: "retrying"; retryAt: number; attempt: number; error: string }
+  /** The admin API refused the token (or is disabled): final, no retry. */
+  | { state: "refused"; error: string };
+
+/** A running event stream: `close` ends it; `reconnect` ends a wait between attempts at once. */
+export interface Subscription {
+  close(): void;
+  /** Connects now (resetting the backoff) if the stream is waiting to retry; nothing if it is open. */
+  reconnect(): void;
+}
 
 export interface PageOptions {
   limit?: number;
   cursor?: string;
+  /** A case-insensitive substring the server looks for (each list's own fields). */
+  query?: string;
 }
 export interface ListSessionsOptions extends PageOptions {
   userId?: string;
@@ -85,8 +114,16 @@ export interface ListPendingOptions extends PageOptions {
 }
 export interface ListResourcesOptions extends PageOptions {
   type?: string;
-  query?: string;
 }
+export interface ListAuditOptions extends PageOptions {
+  type?: string;
+  userId?: string;
+  resourceId?: string;
+}
+
+/** The roles an operator may give (the owner's is given only by creation). */
+export const GRANTABLE_ROLES = ["reader", "writer", "admin"] as const;
+export type GrantableRole = (typeof GRANTABLE_ROLES)[number];
 
 export interface AdminClient {
   /** The gateway's admin base URL, shown in the header. */
@@ -99,9 +136,17 @@ export interface AdminClient {
   listResources(
     options?: ListResourcesOptions,
   ): Promise<{ resources: ResourceRow[]; nextCursor: string | null }>;
+  getResource(id: string): Promise<ResourceRow>;
   listMembers(resourceId: string): Promise<{ members: MemberRow[] }>;
-  /** Follows the event stream, reconnecting with backoff, until the returned function is called. */
-  subscribe(onEvent: (event: AdminEvent) => void, onStatus: (status: StreamStatus) => void): () => void;
+  setRole(resourceId: string, userId: string, role: GrantableRole): Promise<void>;
+  /** Removes an active member, or cancels a pending invite or request. */
+  removeMember(resourceId: string, userId: string): Promise<void>;
+  getUser(id: string): Promise<UserDetail>;
+  /** Ends every live session of the user; answers how many there were. */
+  revokeUserSessions(userId: string): Promise<number>;
+  listAudit(options?: ListAuditOptions): Promise<{ events: AdminEvent[]; nextCursor: string | null }>;
+  /** Follows the event stream, reconnecting with backoff, until closed. */
+  subscribe(onEvent: (event: AdminEvent) => void, onStatus: (status: StreamStatus) => void): Subscription;
 }
 
 export interface AdminClientOptions {
@@ -119,7 +164,12 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
   const timeoutMs = options.timeoutMs ?? 5000;
   const auth = { authorization: `Bearer ${options.token}` };
 
-  async function call<T>(method: "GET" | "DELETE", path: string, query?: object): Promise<T> {
+  async function call<T>(
+    method: "GET" | "DELETE" | "POST",
+    path: string,
+    query?: object,
+    body?: unknown,
+  ): Promise<T> {
     const url = new URL(base + path);
     for (const [key, value] of Object.entries(query ?? {})) {
       if (value !== undefined && value !== "") url.searchParams.set(key, String(value));
@@ -128,7 +178,12 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
     try {
       response = await doFetch(url, {
         method,
-        headers: { ...auth, accept: "application/json" },
+        headers: {
+          ...auth,
+          accept: "application/json",
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
@@ -157,7 +212,19 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
     cancelPending: async (resourceId, userId) =>
       void (await call("DELETE", `/admin/v1/pending/${segment(resourceId)}/${segment(userId)}`)),
     listResources: (o) => call("GET", "/admin/v1/resources", o),
+    getResource: (id) => call("GET", `/admin/v1/resources/${segment(id)}`),
     listMembers: (id) => call("GET", `/admin/v1/resources/${segment(id)}/members`),
+    setRole: async (resourceId, userId, role) =>
+      void (await call("POST", `/admin/v1/resources/${segment(resourceId)}/setRole`, undefined, {
+        userId,
+        role,
+      })),
+    removeMember: async (resourceId, userId) =>
+      void (await call("POST", `/admin/v1/resources/${segment(resourceId)}/remove`, undefined, { userId })),
+    getUser: (id) => call("GET", `/admin/v1/users/${segment(id)}`),
+    revokeUserSessions: async (userId) =>
+      (await call<{ revoked: number }>("DELETE", `/admin/v1/users/${segment(userId)}/sessions`)).revoked,
+    listAudit: (o) => call("GET", "/admin/v1/audit", o),
     subscribe: (onEvent, onStatus) =>
       subscribeEvents({
         url: `${base}/admin/v1/events`,

@@ -29,3 +29,21 @@ export async function toApiError(response: Response): Promise<AdminApiError> {
   }
   return new AdminApiError(response.status, code, message);
 }
+
+/**
+ * A refusal no retry can fix: the token is wrong (401) or the admin API is disabled (503
+ * `admin_disabled`). The TUI stops and says so instead of retrying behind "loading…".
+ */
+export function isRefusal(error: unknown): error is AdminApiError {
+  return (
+    error instanceof AdminApiError &&
+    (error.status === 401 || error.status === 403 || error.code === "admin_disabled")
+  );
+}
+
+/** One line for the operator about a refusal, naming where the token came from. */
+export function refusalMessage(url: string, code: string, tokenFrom: string): string {
+  return code === "admin_disabled"
+    ? `the admin API at ${url} is disabled (admin_disabled): start the gateway with ADMIN_TOKEN set`
+    : `the admin API at ${url} refused the token (${code}): check ${tokenFrom}`;
+}

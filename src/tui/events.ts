@@ -3,12 +3,13 @@
  * lacks one and we need the Authorization header). Events are only an invalidation signal for the screens;
  * after every (re)connect the caller re-lists, because a reconnect does not replay what it missed unless the
  * server still has it. Reconnects back off 2 s → 60 s with jitter; a silent connection (no byte, not even the
- * 15 s heartbeat, for 45 s) counts as dead.
+ * 15 s heartbeat, for 45 s) counts as dead; `reconnect()` cuts a wait short and starts the backoff over.
+ * A refused token (401) or a disabled admin API (503 admin_disabled) is final: retrying cannot help.
  */
 import { createParser } from "eventsource-parser";
 import { type BackoffOptions, backoffDelay, sleep } from "./backoff.ts";
-import type { AdminEvent, StreamStatus } from "./client.ts";
-import { AdminApiError, toApiError } from "./errors.ts";
+import type { AdminEvent, StreamStatus, Subscription } from "./client.ts";
+import { AdminApiError, isRefusal, toApiError } from "./errors.ts";
 
 export interface SubscribeOptions {
   url: string;
@@ -20,8 +21,10 @@ export interface SubscribeOptions {
   backoff?: BackoffOptions;
 }
 
-export function subscribeEvents(options: SubscribeOptions): () => void {
+export function subscribeEvents(options: SubscribeOptions): Subscription {
   const stop = new AbortController();
+  /** Aborted to end the current wait between attempts early. */
+  let wait = new AbortController();
   const silenceMs = options.silenceMs ?? 45_000;
   let lastEventId: string | undefined;
   let attempt = 0;
@@ -47,7 +50,7 @@ export function subscribeEvents(options: SubscribeOptions): () => void {
           } catch {
             // A malformed row is still a change: let the screens re-list.
             options.onEvent({
-              id: message.id ?? "",
+              id: Number(message.id?.split(".").pop()) || 0,
               type: "unknown",
               actor: null,
               resourceId: null,
@@ -79,6 +82,10 @@ export function subscribeEvents(options: SubscribeOptions): () => void {
         await connectOnce();
       } catch (error) {
         if (stop.signal.aborted) return;
+        if (isRefusal(error)) {
+          options.onStatus({ state: "refused", error: (error as AdminApiError).code });
+          return;
+        }
         const delay = backoffDelay(attempt, options.backoff);
         attempt += 1;
         options.onStatus({
@@ -87,12 +94,19 @@ export function subscribeEvents(options: SubscribeOptions): () => void {
           attempt,
           error: streamReason(error, stop.signal),
         });
-        await sleep(delay, stop.signal);
+        wait = new AbortController();
+        await sleep(delay, AbortSignal.any([stop.signal, wait.signal]));
       }
     }
   })();
 
-  return () => stop.abort();
+  return {
+    close: () => stop.abort(),
+    reconnect() {
+      attempt = 0;
+      wait.abort();
+    },
+  };
 }
 
 /** A short reason for the header: the admin API's code, or what happened to the connection. */

@@ -30,12 +30,27 @@ export function until(iso: string, now: number): string {
   return t <= now ? "expired" : `in ${short((t - now) / 1000)}`;
 }
 
-/** Pads or cuts to exactly `width` columns (ids and names are mostly ASCII; a cut ends in "…"). */
-export function fit(text: string, width: number): string {
+/**
+ * Pads or cuts to exactly `width` columns (ids and names are mostly ASCII). A cut ends in "…", or with
+ * `cut: "start"` begins with it and keeps the end (ids that share a prefix differ at their end).
+ */
+export function fit(text: string, width: number, cut: "start" | "end" = "end"): string {
   if (width <= 0) return "";
   const chars = [...text.replace(/\p{Cc}/gu, "?")];
   if (chars.length <= width) return chars.join("").padEnd(width);
-  return `${chars.slice(0, width - 1).join("")}…`;
+  return cut === "start"
+    ? `…${chars.slice(-(width - 1)).join("")}`
+    : `${chars.slice(0, width - 1).join("")}…`;
+}
+
+/** The visibility as the schema says it: members, unlisted or discoverable. */
+export function visibilityWord(row: { visibility: string; discoverable: boolean }): string {
+  if (row.visibility === "members") return "members";
+  return row.discoverable ? "discoverable" : "unlisted";
+}
+
+export function money(usd: number): string {
+  return `$${usd.toFixed(2)}`;
 }
 
 export function overviewLines(overview: Overview): [string, string][] {

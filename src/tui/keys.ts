@@ -1,54 +1,128 @@
 /**
  * What a key does, as a pure function of the UI state: `handleKey(state, token, context)` returns the next
- * state and the side effects (quit, refresh, perform a confirmed action) for the app to run. Several keys can
- * arrive in one input chunk (SSH, key repeat, tmux), so the app feeds tokens one by one through this function.
- * Selection is kept by row id, with the last index as the fallback when that row disappears.
+ * state and the side effects (quit, refresh, a confirmed action, a copy) for the app to run. Several keys
+ * can arrive in one input chunk (SSH, key repeat, tmux), so the app feeds tokens one by one through this
+ * function. Selection is kept by row id, with the last index as the fallback when that row disappears.
+ * Every destructive action waits in `confirm` for `y`; with `--readonly` none is ever offered.
  */
-export type View = "overview" | "sessions" | "pending" | "resources" | "roster";
-export const TABS: readonly View[] = ["overview", "sessions", "pending", "resources"];
+import type { GrantableRole } from "./client.ts";
+import { nextSort, type Sort } from "./columns.ts";
+import { completeCommand, parseCommand } from "./command.ts";
 
-/** A destructive action waiting for `y`. Everything else (n, esc, enter on the default, q) cancels. */
-export type Action =
-  | { kind: "revoke-session"; sessionId: string; label: string }
-  | { kind: "cancel-pending"; resourceId: string; userId: string; label: string };
+export type TabView = "overview" | "sessions" | "pending" | "resources" | "events";
+export type View = TabView | "roster" | "user";
+export const TABS: readonly TabView[] = ["overview", "sessions", "pending", "resources", "events"];
+
+/** A destructive action waiting for `y`: `label` asks, `done` is the flash once it worked. */
+export type Action = { label: string; done: string } & (
+  | { kind: "revoke-session"; sessionId: string }
+  | { kind: "revoke-user-sessions"; userId: string }
+  | { kind: "cancel-pending"; resourceId: string; userId: string }
+  | { kind: "remove-member"; resourceId: string; userId: string }
+  | { kind: "set-role"; resourceId: string; userId: string; role: GrantableRole }
+);
+
+/** Where enter (or `u`, or a command) leads. */
+export type Target = { view: "roster"; id: string; name: string } | { view: "user"; id: string };
+
+/** The role picker of a roster row (`e`): the member and their role now. */
+export interface RolePick {
+  resourceId: string;
+  resourceName: string;
+  userId: string;
+  role: string;
+}
+
+/** What the keys can do with one row of the screen. */
+export interface RowInfo {
+  /** `x`: revoke, withdraw, remove. */
+  action?: Action;
+  /** enter. */
+  open?: Target;
+  /** `u`: the row's user. */
+  user?: string;
+  /** `c`: the id copied. */
+  copy?: string;
+  /** `e`: the role picker, or why the role cannot change. */
+  rolePick?: RolePick | string;
+}
 
 export interface Selection {
   id: string | null;
   index: number;
 }
 
-export interface UiState {
+export interface Place {
   view: View;
   roster: { id: string; name: string } | null;
-  selection: Partial<Record<View, Selection>>;
-  filter: Partial<Record<View, string>>;
+  user: string | null;
+}
+
+export interface UiState extends Place {
+  /** Where esc goes back to (enter, `u` and `:user` push; the tabs start over). */
+  back: Place[];
+  /** By place (a roster's selection is its own). */
+  selection: Record<string, Selection>;
+  filter: Record<string, string>;
   editingFilter: boolean;
+  sort: Partial<Record<View, Sort>>;
+  /** The `:` line being typed, or null. */
+  command: string | null;
+  rolePick: RolePick | null;
+  /** Events: the list holds still while new events are counted. */
+  paused: boolean;
   help: boolean;
+  helpScroll: number;
+  readonly: boolean;
   confirm: Action | null;
   flash: { text: string; at: number } | null;
 }
 
-export const initialUi: UiState = {
-  view: "overview",
-  roster: null,
-  selection: {},
-  filter: {},
-  editingFilter: false,
-  help: false,
-  confirm: null,
-  flash: null,
-};
+export function createUi(options: { readonly?: boolean } = {}): UiState {
+  return {
+    view: "overview",
+    roster: null,
+    user: null,
+    back: [],
+    selection: {},
+    filter: {},
+    editingFilter: false,
+    sort: {},
+    command: null,
+    rolePick: null,
+    paused: false,
+    help: false,
+    helpScroll: 0,
+    readonly: options.readonly ?? false,
+    confirm: null,
+    flash: null,
+  };
+}
 
-export type Effect = { type: "quit" } | { type: "refresh" } | { type: "act"; action: Action };
+/** The place's key: its data, selection and filter are its own (each roster, each user). */
+export function placeKey(place: Place): string {
+  if (place.view === "roster") return `roster:${place.roster?.id ?? ""}`;
+  if (place.view === "user") return `user:${place.user ?? ""}`;
+  return place.view;
+}
+
+export type Effect =
+  | { type: "quit" }
+  | { type: "refresh" }
+  | { type: "act"; action: Action }
+  | { type: "copy"; text: string };
 
 export interface KeyContext {
-  /** Ids of the rows on screen (after the filter), top to bottom. */
+  /** Ids of the rows on screen (after filter and sort), top to bottom. */
   ids: readonly string[];
-  /** The action `x` would take on this row, if the screen has one. */
-  actionFor(id: string): Action | undefined;
-  /** The roster a drill-in on this row opens (Resources only). */
-  drillFor(id: string): { id: string; name: string } | undefined;
+  row(id: string): RowInfo | undefined;
+  /** How many columns the screen sorts by (0: it does not sort). */
+  columns: number;
+  /** `X` on this screen (a user's revoke-all). */
+  screenAction?: Action;
   pageSize: number;
+  /** Lines of help that do not fit (how far it scrolls). */
+  helpOverflow: number;
   now: number;
 }
 
@@ -67,6 +141,16 @@ export type KeyToken =
   | "backspace"
   | (string & {});
 
+const ROLE_KEYS: Record<string, GrantableRole> = {
+  r: "reader",
+  w: "writer",
+  a: "admin",
+  "1": "reader",
+  "2": "writer",
+  "3": "admin",
+};
+const DESTRUCTIVE = new Set(["x", "d", "X", "e"]);
+
 export function selectedIndex(ids: readonly string[], selection: Selection | undefined): number {
   if (ids.length === 0) return -1;
   const found = selection?.id ? ids.indexOf(selection.id) : -1;
@@ -74,60 +158,164 @@ export function selectedIndex(ids: readonly string[], selection: Selection | und
   return Math.min(Math.max(selection?.index ?? 0, 0), ids.length - 1);
 }
 
-export function selectedId(ids: readonly string[], selection: Selection | undefined): string | undefined {
-  return ids[selectedIndex(ids, selection)];
-}
+type Result = { state: UiState; effects: Effect[] };
+const none = (state: UiState): Result => ({ state, effects: [] });
+const flash = (state: UiState, text: string, now: number): UiState => ({
+  ...state,
+  flash: { text, at: now },
+});
 
 function select(state: UiState, ids: readonly string[], index: number): UiState {
   if (ids.length === 0) return state;
   const clamped = Math.min(Math.max(index, 0), ids.length - 1);
   const selection = { id: ids[clamped] ?? null, index: clamped };
-  return { ...state, selection: { ...state.selection, [state.view]: selection } };
+  return { ...state, selection: { ...state.selection, [placeKey(state)]: selection } };
 }
 
-function goTo(state: UiState, view: View): UiState {
-  return { ...state, view, editingFilter: false };
+/** A tab or a screen command: a fresh start (no way back), no flash from the screen before. */
+function goTo(state: UiState, view: TabView): UiState {
+  return {
+    ...state,
+    view,
+    roster: null,
+    user: null,
+    back: [],
+    editingFilter: false,
+    paused: false,
+    flash: null,
+  };
 }
 
-function tabIndex(view: View): number {
-  return view === "roster" ? TABS.indexOf("resources") : TABS.indexOf(view);
+/** Enter, `u`, `:user`, `:resource`: the way back is kept; the new place starts at its first row. */
+export function open(state: UiState, target: Target): UiState {
+  const here: Place = { view: state.view, roster: state.roster, user: state.user };
+  const place: Place =
+    target.view === "roster"
+      ? { view: "roster", roster: { id: target.id, name: target.name }, user: null }
+      : { view: "user", roster: null, user: target.id };
+  return {
+    ...state,
+    ...place,
+    back: [...state.back, here].slice(-20),
+    selection: { ...state.selection, [placeKey(place)]: { id: null, index: 0 } },
+    editingFilter: false,
+    paused: false,
+    flash: null,
+  };
 }
 
-export function handleKey(
-  state: UiState,
-  token: KeyToken,
-  ctx: KeyContext,
-): { state: UiState; effects: Effect[] } {
-  const none = (next: UiState) => ({ state: next, effects: [] as Effect[] });
-  if (state.help)
-    return none(token === "?" || token === "esc" || token === "q" ? { ...state, help: false } : state);
+function goBack(state: UiState): UiState {
+  const previous = state.back.at(-1);
+  if (!previous) return state;
+  return { ...state, ...previous, back: state.back.slice(0, -1), editingFilter: false, flash: null };
+}
+
+function tabOf(state: UiState): number {
+  const root = state.back[0]?.view ?? state.view;
+  return Math.max(0, TABS.indexOf(root as TabView));
+}
+
+function runCommand(state: UiState, text: string, now: number): Result {
+  const closed = { ...state, command: null };
+  const command = parseCommand(text);
+  switch (command.kind) {
+    case "go":
+      return none(goTo(closed, command.view));
+    case "user":
+      return none(open(closed, { view: "user", id: command.id }));
+    case "resource":
+      return none(open(closed, { view: "roster", id: command.id, name: command.id }));
+    case "help":
+      return none({ ...closed, help: true, helpScroll: 0 });
+    case "quit":
+      return { state: closed, effects: [{ type: "quit" }] };
+    case "error":
+      return none(flash(closed, command.message, now));
+  }
+}
+
+function commandKey(state: UiState, token: KeyToken, now: number): Result {
+  const text = state.command ?? "";
+  if (token === "enter") return runCommand(state, text, now);
+  if (token === "esc") return none({ ...state, command: null });
+  if (token === "backspace") return none({ ...state, command: text ? text.slice(0, -1) : null });
+  if (token === "tab") {
+    const completed = completeCommand(text);
+    const next = { ...state, command: completed.text };
+    return none(completed.choices.length > 1 ? flash(next, completed.choices.join("  "), now) : next);
+  }
+  if (token.length === 1 && token >= " ") return none({ ...state, command: text + token });
+  return none(state);
+}
+
+function filterKey(state: UiState, token: KeyToken): Result {
+  const key = placeKey(state);
+  const text = state.filter[key] ?? "";
+  const setFilter = (value: string, editing: boolean) =>
+    none({ ...state, editingFilter: editing, filter: { ...state.filter, [key]: value } });
+  if (token === "enter") return none({ ...state, editingFilter: false });
+  if (token === "esc") return setFilter("", false);
+  if (token === "backspace") return setFilter(text.slice(0, -1), true);
+  if (token.length === 1 && token >= " ") return setFilter(text + token, true);
+  return none(state);
+}
+
+function rolePickKey(state: UiState, token: KeyToken, now: number): Result {
+  const pick = state.rolePick;
+  if (!pick) return none(state);
+  const role = ROLE_KEYS[token];
+  if (role) {
+    const closed = { ...state, rolePick: null };
+    if (role === pick.role)
+      return none(flash(closed, `${pick.userId} is already ${role}: nothing to change.`, now));
+    const action: Action = {
+      kind: "set-role",
+      resourceId: pick.resourceId,
+      userId: pick.userId,
+      role,
+      label: `Change ${pick.userId}'s role in ${pick.resourceName} from ${pick.role} to ${role}?`,
+      done: `${pick.userId} is now ${role} in ${pick.resourceName}.`,
+    };
+    return none({ ...closed, confirm: action });
+  }
+  if (token === "esc" || token === "n" || token === "q" || token === "enter")
+    return none(flash({ ...state, rolePick: null }, "Cancelled: nothing changed", now));
+  return none(state);
+}
+
+export function handleKey(state: UiState, token: KeyToken, ctx: KeyContext): Result {
+  if (state.help) {
+    if (token === "?" || token === "esc" || token === "q") return none({ ...state, help: false });
+    const scroll = (by: number) =>
+      none({ ...state, helpScroll: Math.min(Math.max(state.helpScroll + by, 0), ctx.helpOverflow) });
+    if (token === "j" || token === "down") return scroll(1);
+    if (token === "k" || token === "up") return scroll(-1);
+    return none(state);
+  }
 
   if (state.confirm) {
     if (token === "y" || token === "Y")
       return { state: { ...state, confirm: null }, effects: [{ type: "act", action: state.confirm }] };
     if (token === "n" || token === "N" || token === "esc" || token === "enter" || token === "q")
-      return none({ ...state, confirm: null, flash: { text: "Cancelled: nothing changed", at: ctx.now } });
+      return none(flash({ ...state, confirm: null }, "Cancelled: nothing changed", ctx.now));
     return none(state);
   }
+  if (state.rolePick) return rolePickKey(state, token, ctx.now);
+  if (state.command !== null) return commandKey(state, token, ctx.now);
 
-  const current = selectedIndex(ctx.ids, state.selection[state.view]);
+  const current = selectedIndex(ctx.ids, state.selection[placeKey(state)]);
   if (token === "up") return none(select(state, ctx.ids, current - 1));
   if (token === "down") return none(select(state, ctx.ids, current + 1));
   if (token === "pageup") return none(select(state, ctx.ids, current - ctx.pageSize));
   if (token === "pagedown") return none(select(state, ctx.ids, current + ctx.pageSize));
   if (token === "home") return none(select(state, ctx.ids, 0));
   if (token === "end") return none(select(state, ctx.ids, ctx.ids.length - 1));
+  if (state.editingFilter) return filterKey(state, token);
 
-  if (state.editingFilter) {
-    const text = state.filter[state.view] ?? "";
-    const setFilter = (value: string, editing: boolean) =>
-      none({ ...state, editingFilter: editing, filter: { ...state.filter, [state.view]: value } });
-    if (token === "enter") return none({ ...state, editingFilter: false });
-    if (token === "esc") return setFilter("", false);
-    if (token === "backspace") return setFilter(text.slice(0, -1), true);
-    if (token.length === 1 && token >= " ") return setFilter(text + token, true);
-    return none(state);
-  }
+  const id = ctx.ids[current];
+  const row = id === undefined ? undefined : ctx.row(id);
+  if (state.readonly && DESTRUCTIVE.has(token))
+    return none(flash(state, `Read-only (--readonly): "${token}" changes nothing here.`, ctx.now));
 
   switch (token) {
     case "q":
@@ -141,42 +329,69 @@ export function handleKey(
     case "G":
       return none(select(state, ctx.ids, ctx.ids.length - 1));
     case "tab":
-      return none(goTo(state, TABS[(tabIndex(state.view) + 1) % TABS.length] ?? "overview"));
+      return none(goTo(state, TABS[(tabOf(state) + 1) % TABS.length] ?? "overview"));
     case "backtab":
-      return none(goTo(state, TABS[(tabIndex(state.view) + TABS.length - 1) % TABS.length] ?? "overview"));
+      return none(goTo(state, TABS[(tabOf(state) + TABS.length - 1) % TABS.length] ?? "overview"));
     case "1":
     case "2":
     case "3":
     case "4":
+    case "5":
       return none(goTo(state, TABS[Number(token) - 1] ?? "overview"));
     case "/":
       return none(state.view === "overview" ? state : { ...state, editingFilter: true });
+    case ":":
+      return none({ ...state, command: "" });
     case "?":
-      return none({ ...state, help: true });
+      return none({ ...state, help: true, helpScroll: 0 });
     case "r":
+      return { state: flash(state, "Refreshing…", ctx.now), effects: [{ type: "refresh" }] };
+    case "enter":
+      return none(row?.open ? open(state, row.open) : state);
+    case "u":
+      return none(row?.user ? open(state, { view: "user", id: row.user }) : state);
+    case "esc": {
+      const key = placeKey(state);
+      if (state.filter[key]) return none({ ...state, filter: { ...state.filter, [key]: "" } });
+      return none(goBack(state));
+    }
+    case "x":
+    case "d":
+      return none(row?.action ? { ...state, confirm: row.action } : state);
+    case "X":
+      return none(ctx.screenAction ? { ...state, confirm: ctx.screenAction } : state);
+    case "e":
+      if (typeof row?.rolePick === "string") return none(flash(state, row.rolePick, ctx.now));
+      return none(row?.rolePick ? { ...state, rolePick: row.rolePick } : state);
+    case "c":
+      if (!row?.copy) return none(state);
       return {
-        state: { ...state, flash: { text: "Refreshing…", at: ctx.now } },
-        effects: [{ type: "refresh" }],
+        state: flash(state, `Copied ${row.copy} to the clipboard (OSC 52).`, ctx.now),
+        effects: [{ type: "copy", text: row.copy }],
       };
-    case "enter": {
-      const id = ctx.ids[current];
-      const roster = state.view === "resources" && id ? ctx.drillFor(id) : undefined;
-      if (!roster) return none(state);
+    case "s": {
+      if (ctx.columns === 0) return none(state);
       return none({
-        ...goTo(state, "roster"),
-        roster,
-        selection: { ...state.selection, roster: { id: null, index: 0 } },
+        ...state,
+        sort: { ...state.sort, [state.view]: nextSort(state.sort[state.view], ctx.columns) },
       });
     }
-    case "esc":
-      if (state.filter[state.view]) return none({ ...state, filter: { ...state.filter, [state.view]: "" } });
-      return none(state.view === "roster" ? goTo(state, "resources") : state);
-    case "x":
-    case "d": {
-      const id = ctx.ids[current];
-      const action = id ? ctx.actionFor(id) : undefined;
-      return none(action ? { ...state, confirm: action } : state);
+    case "S": {
+      if (ctx.columns === 0) return none(state);
+      const sort = state.sort[state.view];
+      const flipped = sort ? { ...sort, desc: !sort.desc } : { column: 0, desc: true };
+      return none({ ...state, sort: { ...state.sort, [state.view]: flipped } });
     }
+    case "p":
+    case " ":
+      if (state.view !== "events") return none(state);
+      return none(
+        flash(
+          { ...state, paused: !state.paused },
+          state.paused ? "Resumed: the newest events again." : "Paused: the list holds still (p resumes).",
+          ctx.now,
+        ),
+      );
     default:
       return none(state);
   }

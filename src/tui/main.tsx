@@ -2,20 +2,22 @@
  * The TUI's entry: `gateway tui` and `bun run tui` call `runTui`. Nothing here imports Ink statically:
  * chalk decides on colour when it is first loaded and reads only FORCE_COLOR, so NO_COLOR is honoured by
  * setting FORCE_COLOR=0 before the app (and Ink) are imported. With stdout not a terminal it prints the
- * overview once (text, or `--json`) and returns, like `kubectl get` next to k9s.
+ * overview once (text, or `--json`) and returns, like `kubectl get` next to k9s. A refused token (401, or
+ * a disabled admin API) is final either way: one line naming where the token came from, exit code 2.
  */
 import { type AdminClient, createAdminClient } from "./client.ts";
-import { describeError } from "./errors.ts";
+import { describeError, isRefusal, refusalMessage } from "./errors.ts";
 import { overviewText } from "./format.ts";
 
-export const USAGE = `Usage: gateway tui [--url URL] [--token TOKEN] [--json]
+export const USAGE = `Usage: gateway tui [--url URL] [--token TOKEN] [--readonly] [--json]
 
 Operator dashboard over the gateway's admin API.
   --url URL      admin API base URL (env ADMIN_URL; default http://127.0.0.1:8788)
   --token TOKEN  admin bearer token (env ADMIN_TOKEN)
+  --readonly     no destructive action (revoke, withdraw, remove, role change)
   --json         with stdout not a terminal: print the overview as JSON
   --help         this text
-Environment: NO_COLOR disables colour.
+Environment: NO_COLOR disables colour. A refused token exits 2.
 `;
 
 export interface TuiOptions {
@@ -23,6 +25,10 @@ export interface TuiOptions {
   token: string;
   json: boolean;
   help: boolean;
+  readonly: boolean;
+  /** Where the URL and the token came from, to name them in messages. */
+  urlFrom: "--url" | "ADMIN_URL" | "the default";
+  tokenFrom: "--token" | "ADMIN_TOKEN";
 }
 
 export function parseArgs(
@@ -34,6 +40,9 @@ export function parseArgs(
     token: env.ADMIN_TOKEN ?? "",
     json: false,
     help: false,
+    readonly: false,
+    urlFrom: env.ADMIN_URL ? "ADMIN_URL" : "the default",
+    tokenFrom: "ADMIN_TOKEN",
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? "";
@@ -42,20 +51,26 @@ export function parseArgs(
         ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
         : [arg, undefined];
     if (flag === "--json") options.json = true;
+    else if (flag === "--readonly" || flag === "--read-only") options.readonly = true;
     else if (flag === "--help" || flag === "-h") options.help = true;
     else if (flag === "--url" || flag === "--token") {
       const value = inline ?? argv[++i];
       if (value === undefined || value === "") return `${flag} needs a value`;
-      if (flag === "--url") options.url = value;
-      else options.token = value;
+      if (flag === "--url") {
+        options.url = value;
+        options.urlFrom = "--url";
+      } else {
+        options.token = value;
+        options.tokenFrom = "--token";
+      }
     } else return `unknown argument: ${arg}`;
   }
   try {
     const parsed = new URL(options.url);
     if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
-      return `--url must be http(s): ${options.url}`;
+      return `${options.urlFrom} must be http(s): ${options.url}`;
   } catch {
-    return `--url is not a URL: ${options.url}`;
+    return `${options.urlFrom} is not a URL: ${options.url}`;
   }
   return options;
 }
@@ -97,6 +112,10 @@ export async function runTui(
       );
       return 0;
     } catch (error) {
+      if (isRefusal(error)) {
+        stderr.write(`gateway tui: ${refusalMessage(client.url, error.code, options.tokenFrom)}\n`);
+        return 2;
+      }
       stderr.write(`gateway tui: cannot read the overview from ${client.url}: ${describeError(error)}\n`);
       return 1;
     }
@@ -108,7 +127,11 @@ export async function runTui(
     import("./app.tsx"),
     import("react"),
   ]);
-  const instance = render(createElement(App, { client }), {
+  let refused: string | undefined;
+  const onFatal = (code: string) => {
+    refused = code;
+  };
+  const instance = render(createElement(App, { client, readonly: options.readonly, onFatal }), {
     alternateScreen: true,
     incrementalRendering: true,
     maxFps: 15,
@@ -116,5 +139,8 @@ export async function runTui(
     interactive: true,
   });
   await instance.waitUntilExit();
-  return 0;
+  if (refused === undefined) return 0;
+  // After Ink has left the alternate screen, so the line stays in the terminal.
+  stderr.write(`gateway tui: ${refusalMessage(client.url, refused, options.tokenFrom)}\n`);
+  return 2;
 }

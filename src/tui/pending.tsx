@@ -1,25 +1,55 @@
-/** Pending: invites (an owner asked a user) and requests (a user asked to join); `x` cancels one. */
+/**
+ * Pending: invites (an admin asked a user) and requests (a user asked to join). `x` withdraws an invite
+ * or declines a request (words apart from the confirmation's "cancel", which only closes it).
+ */
 import type { PendingRow } from "./client.ts";
+import { timeKey } from "./columns.ts";
 import { ago } from "./format.ts";
-import { ListScreen, type ListScreenProps, type ListSpec } from "./table.tsx";
+import type { Action } from "./keys.ts";
+import { ListScreen, type ListScreenProps, type ListSpec, longestTerm } from "./table.tsx";
+
+/** Withdraw an invite or decline a request (the admin API's cancel of a pending membership). */
+export function withdrawPending(
+  p: { resourceId: string; userId: string; state: string },
+  resourceName: string,
+): Action {
+  const invite = p.state === "invited";
+  return {
+    kind: "cancel-pending",
+    resourceId: p.resourceId,
+    userId: p.userId,
+    label: invite
+      ? `Withdraw the invite of ${p.userId} to ${resourceName}?`
+      : `Decline the request from ${p.userId} for ${resourceName}?`,
+    done: invite
+      ? `Withdrew the invite of ${p.userId} to ${resourceName}.`
+      : `Declined the request from ${p.userId} for ${resourceName}.`,
+  };
+}
 
 export const pendingSpec: ListSpec<PendingRow> = {
   noun: "pending invites or requests",
   idOf: (p) => JSON.stringify([p.resourceId, p.userId]),
   search: (p) => `${p.state} ${p.resourceName} ${p.resourceId} ${p.userId} ${p.role} ${p.invitedBy ?? ""}`,
+  fields: {
+    user: (p) => p.userId,
+    resource: (p) => `${p.resourceName} ${p.resourceId}`,
+    state: (p) => p.state,
+  },
+  serverSearch: (f) => longestTerm(f),
   columns: [
-    { title: "STATE", width: 9, cell: (p) => p.state },
-    { title: "RESOURCE", width: 10, grow: true, cell: (p) => p.resourceName || p.resourceId },
-    { title: "USER", width: 10, grow: true, cell: (p) => p.userId },
-    { title: "ROLE", width: 7, cell: (p) => p.role },
-    { title: "BY", width: 8, cell: (p) => p.invitedBy ?? "-" },
-    { title: "AGE", width: 8, cell: (p, now) => ago(p.createdAt, now) },
+    { title: "STATE", min: 7, cell: (p) => p.state },
+    { title: "RESOURCE", min: 8, grow: true, cell: (p) => p.resourceName || p.resourceId },
+    { title: "USER", min: 6, grow: true, cell: (p) => p.userId },
+    { title: "ROLE", min: 5, cell: (p) => p.role },
+    { title: "BY", min: 4, cell: (p) => p.invitedBy ?? "-" },
+    { title: "AGE", min: 7, cell: (p, now) => ago(p.createdAt, now), sortKey: (p) => -timeKey(p.createdAt) },
   ],
-  action: (p) => ({
-    kind: "cancel-pending",
-    resourceId: p.resourceId,
-    userId: p.userId,
-    label: `Cancel the ${p.state === "invited" ? "invite of" : "request from"} ${p.userId} ${p.state === "invited" ? "to" : "for"} ${p.resourceName || p.resourceId}?`,
+  info: (p) => ({
+    action: withdrawPending(p, p.resourceName || p.resourceId),
+    open: { view: "roster", id: p.resourceId, name: p.resourceName || p.resourceId },
+    user: p.userId,
+    copy: p.userId,
   }),
 };
 

@@ -1,22 +1,34 @@
-/** Resources of every app; enter opens the selected resource's roster. */
+/**
+ * Resources of every app; enter opens the selected resource's roster. The ID column keeps the end of the
+ * id when it must be cut (UUIDv7s made together share their start), so two resources with one name are
+ * told apart. Words of the filter search names on the server; `type:`, `app:` and `visibility:` narrow.
+ */
 import type { ResourceRow } from "./client.ts";
-import { ago } from "./format.ts";
-import { ListScreen, type ListScreenProps, type ListSpec } from "./table.tsx";
+import { timeKey } from "./columns.ts";
+import { ago, visibilityWord } from "./format.ts";
+import { ListScreen, type ListScreenProps, type ListSpec, longestTerm } from "./table.tsx";
 
 export const resourcesSpec: ListSpec<ResourceRow> = {
   noun: "resources",
   idOf: (r) => r.id,
-  search: (r) => `${r.name} ${r.id} ${r.type} ${r.visibility} ${r.appId}`,
+  search: (r) => r.name,
+  fields: { type: (r) => r.type, app: (r) => r.appId, visibility: visibilityWord, id: (r) => r.id },
+  serverSearch: (f) => longestTerm(f, false),
   columns: [
-    { title: "NAME", width: 11, grow: true, cell: (r) => r.name },
-    { title: "TYPE", width: 8, cell: (r) => r.type },
-    { title: "VISIBLE", width: 8, cell: (r) => r.visibility },
-    { title: "FIND", width: 4, cell: (r) => (r.discoverable ? "yes" : "no") },
-    { title: "MEMBERS", width: 7, cell: (r) => String(r.memberCount) },
-    { title: "APP", width: 6, grow: true, cell: (r) => r.appId },
-    { title: "CREATED", width: 8, cell: (r, now) => ago(r.createdAt, now) },
+    { title: "ID", min: 9, max: 36, cut: "start", cell: (r) => r.id },
+    { title: "NAME", min: 8, grow: true, cell: (r) => r.name },
+    { title: "TYPE", min: 5, cell: (r) => r.type },
+    { title: "VISIBILITY", min: 7, cell: visibilityWord },
+    { title: "MEMBERS", min: 7, cell: (r) => String(r.memberCount), sortKey: (r) => r.memberCount },
+    { title: "APP", min: 4, cell: (r) => r.appId },
+    {
+      title: "CREATED",
+      min: 7,
+      cell: (r, now) => ago(r.createdAt, now),
+      sortKey: (r) => -timeKey(r.createdAt),
+    },
   ],
-  drill: (r) => ({ id: r.id, name: r.name || r.id }),
+  info: (r) => ({ open: { view: "roster", id: r.id, name: r.name || r.id }, copy: r.id }),
 };
 
 export function ResourcesScreen(props: Omit<ListScreenProps<ResourceRow>, "spec" | "title">) {

@@ -1,78 +1,95 @@
 /**
- * A list screen: a title with counts and the filter, a header, and the rows that fit, built from fixed-width
- * text columns (ink-table does not load with current Ink). The selected row is marked with ">" as well as
- * inverse video, because NO_COLOR (FORCE_COLOR=0) strips every style.
+ * A list screen: a title with counts, the sort and the filter, a header, and the rows that fit, built from
+ * text columns sized to their content (columns.ts; ink-table does not load with current Ink). The selected
+ * row is marked with ">" as well as inverse video, because NO_COLOR (FORCE_COLOR=0) strips every style.
+ * Ages are drawn from a clock of their own, so they tick between refreshes.
  */
 import { Box, Text } from "ink";
+import { type Column, columnWidths, type Sort } from "./columns.ts";
+import { type Filterable, type ParsedFilter, parseFilter } from "./filter.ts";
 import { fit } from "./format.ts";
-import type { Action } from "./keys.ts";
+import type { RowInfo } from "./keys.ts";
+import { useNow } from "./use-now.ts";
 
-export interface Column<T> {
-  title: string;
-  /** Minimum width; columns marked `grow` share what is left of the terminal's width. */
-  width: number;
-  grow?: boolean;
-  cell(row: T, now: number): string;
-}
-
-export interface ListSpec<T> {
+/** The rows of a screen as the keys see them. */
+export interface RowSpec<T> extends Filterable<T> {
   noun: string;
   idOf(row: T): string;
-  /** The text `/` matches against (case-insensitive substring). */
-  search(row: T): string;
+  /** What the keys do with this row. */
+  info(row: T): RowInfo;
+  /** The `query` the admin API narrows the list with, from the kept filter (none: only loaded rows). */
+  serverSearch?(filter: ParsedFilter): string | undefined;
+}
+
+export interface ListSpec<T> extends RowSpec<T> {
   columns: Column<T>[];
-  action?(row: T): Action;
-  drill?(row: T): { id: string; name: string };
 }
 
-export function filterRows<T>(spec: ListSpec<T>, rows: readonly T[], filter: string): T[] {
-  const needle = filter.trim().toLowerCase();
-  return needle ? rows.filter((row) => spec.search(row).toLowerCase().includes(needle)) : [...rows];
+/** The longest term of a filter (word or field value): the server narrows by it, the rest is local. */
+export function longestTerm(filter: ParsedFilter, fields = true): string | undefined {
+  const terms = [...filter.words, ...(fields ? Object.values(filter.fields) : [])];
+  return terms.sort((a, b) => b.length - a.length)[0];
 }
 
-export function columnWidths(columns: readonly Column<unknown>[], total: number): number[] {
-  const gaps = columns.length - 1;
-  const fixed = columns.reduce((sum, c) => sum + c.width, 0) + gaps;
-  const growers = columns.filter((c) => c.grow).length;
-  const spare = Math.max(0, total - fixed);
-  let left = spare;
-  return columns.map((c, i) => {
-    if (!c.grow) return c.width;
-    const last = columns.slice(i + 1).every((d) => !d.grow);
-    const extra = last ? left : Math.floor(spare / growers);
-    left -= extra;
-    return c.width + extra;
-  });
+/** The server query a spec asks for with this kept filter. */
+export function serverQuery<T>(spec: RowSpec<T>, filter: string): string | undefined {
+  return spec.serverSearch?.(parseFilter(filter, Object.keys(spec.fields ?? {})));
+}
+
+/** One row's cells laid out in the columns' widths. */
+export function formatCells<T>(
+  columns: readonly Column<T>[],
+  widths: readonly number[],
+  row: T,
+  now: number,
+) {
+  return columns.map((c, i) => fit(c.cell(row, now), widths[i] ?? 0, c.cut)).join(" ");
+}
+
+export function headerCells<T>(
+  columns: readonly Column<T>[],
+  widths: readonly number[],
+  sort?: Sort,
+): string {
+  return columns
+    .map((c, i) => fit(sort?.column === i ? `${c.title}${sort.desc ? "↓" : "↑"}` : c.title, widths[i] ?? 0))
+    .join(" ");
 }
 
 export interface ListScreenProps<T> {
   title: string;
   spec: ListSpec<T>;
-  /** The rows after the filter; undefined while the first load is under way. */
+  /** The rows after filter and sort; undefined while the first load is under way. */
   rows: T[] | undefined;
-  total: number;
+  /** Every loaded row (column widths are sized on them). */
+  all: readonly T[];
   more: boolean;
   filter: string;
   editing: boolean;
+  sort: Sort | undefined;
   selected: number;
   width: number;
   height: number;
-  now: number;
+  /** Said instead of the loaded count (a roster's active and pending counts). */
+  counts?: string;
 }
 
 export function ListScreen<T>(props: ListScreenProps<T>) {
-  const { spec, rows, width, now } = props;
-  const inner = width - 2;
-  const widths = columnWidths(spec.columns as Column<unknown>[], inner);
-  const line = (cells: string[]) => cells.map((c, i) => fit(c, widths[i] ?? 0)).join(" ");
+  const { spec, rows, width, sort } = props;
+  const now = useNow();
+  const widths = columnWidths(spec.columns, props.all, width - 2, now);
   const bodyHeight = Math.max(1, props.height - 2);
+  const loaded = props.all.length;
+  const filtered = rows !== undefined && rows.length !== loaded;
   const count =
     rows === undefined
       ? "loading…"
-      : rows.length === props.total
-        ? `${props.total}`
-        : `${rows.length} of ${props.total}`;
-  const more = props.more ? ` (first ${props.total}; more on the server)` : "";
+      : props.counts !== undefined
+        ? `${props.counts}${filtered ? ` (${rows.length} shown)` : ""}`
+        : filtered
+          ? `${rows.length} of ${loaded}${props.more ? " loaded" : ""}`
+          : `${loaded}${props.more ? " loaded, more on the server" : ""}`;
+  const sorted = sort ? ` · by ${spec.columns[sort.column]?.title ?? "?"} ${sort.desc ? "↓" : "↑"}` : "";
   const filter = props.editing
     ? `  filter: /${props.filter}_`
     : props.filter
@@ -87,11 +104,11 @@ export function ListScreen<T>(props: ListScreenProps<T>) {
     <Box flexDirection="column" height={props.height}>
       <Text wrap="truncate-end">
         <Text bold>{props.title}</Text> {count}
-        {more}
+        {sorted}
         {filter}
       </Text>
       <Text bold wrap="truncate-end">
-        {`  ${line(spec.columns.map((c) => c.title))}`}
+        {`  ${headerCells(spec.columns, widths, sort)}`}
       </Text>
       {rows && rows.length === 0 ? (
         <Text
@@ -100,7 +117,7 @@ export function ListScreen<T>(props: ListScreenProps<T>) {
       ) : null}
       {visible.map((row, i) => {
         const isSelected = start + i === props.selected;
-        const text = `${isSelected ? ">" : " "} ${line(spec.columns.map((c) => c.cell(row, now)))}`;
+        const text = `${isSelected ? ">" : " "} ${formatCells(spec.columns, widths, row, now)}`;
         return (
           <Text key={spec.idOf(row)} inverse={isSelected} wrap="truncate-end">
             {text}

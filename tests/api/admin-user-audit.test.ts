@@ -167,3 +167,50 @@ describe("GET /admin/v1/audit", () => {
     }
   });
 });
+
+describe("query: a case-insensitive substring search on the sessions, pending and audit lists", () => {
+  test("matches any of the row's ids and words, `%` and `_` as themselves; a control character is 400", async () => {
+    await sessionFor(kit.gw, "Quincy_Search", "other-web");
+    await sessionFor(kit.gw, "quincy-2");
+    await sessionFor(kit.gw, "q%nobody");
+    const sessions = async (query: string) =>
+      (await admin("GET", `/admin/v1/sessions?limit=100&query=${encodeURIComponent(query)}`)).body.sessions
+        .map((s: Json) => s.userId)
+        .sort();
+    expect(await sessions("QUINCY")).toEqual(["Quincy_Search", "quincy-2"]);
+    expect(await sessions("cy_s")).toEqual(["Quincy_Search"]); // `_` is not a wildcard
+    expect(await sessions("%")).toEqual(["q%nobody"]);
+    expect(await sessions("other-w")).toEqual(["Quincy_Search"]); // the client id
+    const id = (await liveSessions("quincy-2"))[0]!.id;
+    expect(await sessions(id.slice(3, 12))).toEqual(["quincy-2"]); // the session id
+
+    const { id: resourceId } = await kit.create("uma", "team", "Searchable Crew");
+    expect((await kit.post("uma", `/v1/resources/${resourceId}/invite`, { userId: "wendy" })).status).toBe(
+      200,
+    );
+    const pending = async (query: string) =>
+      (await admin("GET", `/admin/v1/pending?query=${encodeURIComponent(query)}`)).body.pending.map(
+        (p: Json) => [p.resourceName, p.userId],
+      );
+    expect(await pending("searchable crew")).toEqual([["Searchable Crew", "wendy"]]);
+    expect(await pending("WEND")).toEqual([["Searchable Crew", "wendy"]]);
+    expect(await pending("uma")).toContainEqual(["Searchable Crew", "wendy"]); // the inviter
+    expect(await pending("no-such-thing")).toEqual([]);
+
+    const audit = async (query: string) =>
+      (await admin("GET", `/admin/v1/audit?limit=100&query=${encodeURIComponent(query)}`)).body.events;
+    const byResource = await audit(resourceId.slice(-12));
+    expect(byResource.map((e: Json) => e.type)).toEqual(["member.invited", "resource.created"]);
+    const byType = await audit("MEMBER.INVITED");
+    expect(byType.length).toBeGreaterThan(0);
+    expect(byType.every((e: Json) => e.type === "member.invited")).toBe(true);
+    expect((await audit("wendy")).map((e: Json) => [e.type, e.userId])).toEqual([
+      ["member.invited", "wendy"],
+    ]);
+
+    for (const path of ["sessions", "pending", "audit"]) {
+      expectError(await admin("GET", `/admin/v1/${path}?query=a%0Ab`), 400, "invalid_request");
+      expectError(await admin("GET", `/admin/v1/${path}?query=${"x".repeat(201)}`), 400, "invalid_request");
+    }
+  });
+});

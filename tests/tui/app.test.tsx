@@ -20,7 +20,7 @@ describe("navigation", () => {
     expect(f).toMatch(/updated \d+s ago/);
   });
 
-  test("tab and 1-4 switch screens; shift-tab goes back", async () => {
+  test("tab and 1-5 switch screens; shift-tab goes back", async () => {
     const { stdin, frame } = mount();
     await frame((f) => f.includes("Sessions active"));
     await press(stdin, KEY.tab);
@@ -30,9 +30,11 @@ describe("navigation", () => {
     await press(stdin, "4");
     await frame((f) => f.includes("[4 Resources]") && f.includes("Beta Club"));
     await press(stdin, KEY.tab);
+    await frame((f) => f.includes("[5 Events]") && f.includes("member.invited"));
+    await press(stdin, KEY.tab);
     await frame((f) => f.includes("[1 Overview]"));
     await press(stdin, KEY.backtab);
-    await frame((f) => f.includes("[4 Resources]"));
+    await frame((f) => f.includes("[5 Events]"));
     await press(stdin, "1");
     await frame((f) => f.includes("[1 Overview]") && f.includes("Sessions active"));
   });
@@ -85,15 +87,15 @@ describe("navigation", () => {
   test("enter drills into a resource's roster and esc comes back", async () => {
     const { stdin, frame, fake } = mount();
     await press(stdin, "4");
-    await frame((f) => f.includes("> Team Alpha"));
+    await frame((f) => /> r1 +Team Alpha/.test(f));
     await press(stdin, "j");
-    await frame((f) => f.includes("> Beta Club"));
+    await frame((f) => /> r2 +Beta Club/.test(f));
     await press(stdin, KEY.enter);
     const f = await frame((f) => f.includes("Beta Club › members") && f.includes("zoe"));
     expect(f).toContain("owner");
     expect(fake.calls).toContain("members:r2");
     await press(stdin, KEY.esc);
-    await frame((f) => f.includes("> Beta Club") && !f.includes("members"));
+    await frame((f) => /> r2 +Beta Club/.test(f) && !f.includes("› members"));
   });
 
   test("? shows help and esc closes it", async () => {
@@ -101,7 +103,7 @@ describe("navigation", () => {
     await frame((f) => f.includes("Sessions active"));
     await press(stdin, "?");
     const f = await frame((f) => f.includes("Help"));
-    expect(f).toContain("revoke a session");
+    expect(f).toContain("revoke · withdraw invite · decline request · remove member");
     await press(stdin, KEY.esc);
     await frame((f) => f.includes("Sessions active") && !f.includes("Help"));
   });

@@ -33,15 +33,17 @@ describe("confirmations (default: cancel)", () => {
     expect(f).toContain("> s3"); // the neighbour took over
   });
 
-  test("x then y on Pending cancels the invite or request", async () => {
+  test("x then y on Pending declines a request, in words apart from the confirmation's cancel", async () => {
     const { stdin, frame, fake } = mount();
     await press(stdin, "3");
     await frame((f) => f.includes("> invited"));
     await press(stdin, "j");
     await press(stdin, "x");
-    await frame((f) => f.includes("Cancel the request from erin for Beta Club?"));
+    await frame((f) => f.includes("Decline the request from erin for Beta Club?"));
     await press(stdin, "y");
-    await frame((f) => f.includes("Cancelled the pending membership of erin") && !f.includes("requested"));
+    await frame(
+      (f) => f.includes("Declined the request from erin for Beta Club.") && !f.includes("requested"),
+    );
     expect(fake.calls).toContain("cancel:r2:erin");
   });
 
@@ -56,7 +58,9 @@ describe("confirmations (default: cancel)", () => {
     await press(stdin, "x");
     await frame((f) => f.includes("Revoke session s1"));
     await press(stdin, "y");
-    await frame((f) => f.includes("Failed: not_found. Revoke did not happen."));
+    await frame((f) =>
+      f.includes("Failed: not_found. Revoke session s1 (user alice, client web): not done."),
+    );
   });
 });
 

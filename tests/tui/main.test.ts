@@ -151,7 +151,7 @@ describe("createAdminClient", () => {
       () => String(events.length),
       (n) => n === "2",
     );
-    stop();
+    stop.close();
     expect(lastIds).toEqual([null, "10", "10"]);
     expect(events[1]).toMatchObject({ id: "30" });
     expect(statuses[2]).toMatchObject({ state: "retrying", attempt: 2, error: "unreachable" });

@@ -5,20 +5,9 @@ import type { AppDef } from "../apps/model.ts";
 import { AppsFileError, validateDeploy } from "../apps/registry.ts";
 import type { Gateway } from "../gateway.ts";
 import { ApiError } from "../http/errors.ts";
-import { NO_CONTROL } from "../http/patterns.ts";
 import { notFound } from "../resources/refusals.ts";
+import { AdminId, adminParams } from "./params.ts";
 import { adminDocs as docs } from "./responses.ts";
-
-export const AdminId = t.String({ minLength: 1, maxLength: 256, pattern: NO_CONTROL });
-
-/**
- * The schema of a route's path parameters: every one an AdminId. A malformed percent-encoding reaches
- * a handler as no value at all, which a query would read as "no filter": every `:param` admin route
- * declares this, so such a value (or an empty one, or a control character) is 400 invalid_request.
- */
-export function adminParams<const K extends string>(...names: K[]) {
-  return t.Object(Object.fromEntries(names.map((name) => [name, AdminId])) as Record<K, typeof AdminId>);
-}
 
 export function dataRoutes(gateway: Gateway) {
   const { membership, seam } = gateway;

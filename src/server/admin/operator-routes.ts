@@ -10,15 +10,13 @@ import type { Gateway } from "../gateway.ts";
 import { errors } from "../http/errors.ts";
 import { notFound } from "../resources/refusals.ts";
 import { parseCursor, parseLimit } from "../resources/views.ts";
-import { AdminId, adminParams } from "./data-routes.ts";
+import { AdminId, adminParams, Cursor, Limit, Search } from "./params.ts";
 import { adminDocs as docs } from "./responses.ts";
 
 /** The operator's name in the audit log (the actor of every admin action). */
 export const OPERATOR_ACTOR = "admin";
 
 const Role = t.String({ minLength: 1, maxLength: 32 });
-const Limit = t.Optional(t.String({ maxLength: 12 }));
-const Cursor = t.Optional(t.String({ maxLength: 1024 }));
 
 /** An audit cursor: the (at, id) of the last row shown, whose id must be an event row's id. */
 function auditCursor(raw: string | undefined): number | undefined {
@@ -76,7 +74,7 @@ export function operatorRoutes(gateway: Gateway) {
       "/admin/v1/audit",
       ({ query }) =>
         queries.audit(
-          { type: query.type, userId: query.userId, resourceId: query.resourceId },
+          { type: query.type, userId: query.userId, resourceId: query.resourceId, query: query.query },
           parseLimit(query.limit),
           auditCursor(query.cursor),
         ),
@@ -85,6 +83,7 @@ export function operatorRoutes(gateway: Gateway) {
           type: t.Optional(AdminId),
           userId: t.Optional(AdminId),
           resourceId: t.Optional(AdminId),
+          query: Search,
           limit: Limit,
           cursor: Cursor,
         }),

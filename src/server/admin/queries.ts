@@ -89,6 +89,19 @@ function filters(params: Param[]) {
   };
 }
 
+/** A LIKE pattern for "contains `text`", case-insensitively: `%` and `_` match themselves. */
+const containing = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** `search` as a case-insensitive substring of any of `columns` (ASCII case folding, as SQL's lower()). */
+function addSearch(f: ReturnType<typeof filters>, columns: string[], search: string | undefined): void {
+  if (!search) return;
+  const pattern = containing(search);
+  f.add(
+    `(${columns.map((c) => `lower(${c}) LIKE ? ESCAPE '\\'`).join(" OR ")})`,
+    ...columns.map(() => pattern),
+  );
+}
+
 export class AdminQueries {
   constructor(private readonly storage: Storage) {}
 
@@ -103,11 +116,16 @@ export class AdminQueries {
     return { users, resources, pending: { invited, requested } };
   }
 
-  async sessions(filter: { userId?: string; clientId?: string }, limit: number, after?: After) {
+  async sessions(
+    filter: { userId?: string; clientId?: string; query?: string },
+    limit: number,
+    after?: After,
+  ) {
     const params: Param[] = [Date.now(), limit + 1];
     const f = filters(params);
     if (filter.userId !== undefined) f.add("user_id = ?", filter.userId);
     if (filter.clientId !== undefined) f.add("client_id = ?", filter.clientId);
+    addSearch(f, ["id", "user_id", "client_id"], filter.query);
     if (after) f.add("(created_at, id) < (?, ?)", after.createdAt, after.id);
     const rows = await this.storage.all<{
       id: string;
@@ -135,10 +153,15 @@ export class AdminQueries {
     };
   }
 
-  async pending(state: "invited" | "requested" | undefined, limit: number, after?: After) {
+  async pending(filter: { state?: "invited" | "requested"; query?: string }, limit: number, after?: After) {
     const params: Param[] = [limit + 1];
     const f = filters(params);
-    if (state !== undefined) f.add("m.state = ?", state);
+    if (filter.state !== undefined) f.add("m.state = ?", filter.state);
+    addSearch(
+      f,
+      ["r.name_fold", "m.resource_id", "m.user_id", "m.invited_by", "m.role", "m.state"],
+      filter.query,
+    );
     if (after) f.add("(m.created_at, m.resource_id || '/' || m.user_id) < (?, ?)", after.createdAt, after.id);
     const rows = await this.storage.all<{
       id: string;
@@ -165,11 +188,7 @@ export class AdminQueries {
     const params: Param[] = [limit + 1];
     const f = filters(params);
     if (filter.type !== undefined) f.add("type = ?", filter.type);
-    if (filter.query)
-      f.add(
-        "name_fold LIKE ? ESCAPE '\\'",
-        `%${filter.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
-      );
+    if (filter.query) f.add("name_fold LIKE ? ESCAPE '\\'", containing(filter.query));
     if (after) f.add("(created_at, id) < (?, ?)", after.createdAt, after.id);
     const rows = await this.storage.all<ResourceDbRow>(
       `SELECT ${RESOURCE_COLUMNS} FROM resources WHERE true ${f.where()}
@@ -209,11 +228,11 @@ export class AdminQueries {
 
   /**
    * The audit log newest first (by row id), a page at a time: by type, by user (the member acted on or
-   * the actor) and by resource. The events table has no secondary index (it is appended on every write),
+   * the actor), by resource, and `query` (a substring of any of them). The events table has no secondary index (it is appended on every write),
    * so a filter reads rows from the newest back until the page is full.
    */
   async audit(
-    filter: { type?: string; userId?: string; resourceId?: string },
+    filter: { type?: string; userId?: string; resourceId?: string; query?: string },
     limit: number,
     afterId?: number,
   ) {
@@ -222,6 +241,7 @@ export class AdminQueries {
     if (filter.type !== undefined) f.add("type = ?", filter.type);
     if (filter.userId !== undefined) f.add("(user_id = ? OR actor = ?)", filter.userId, filter.userId);
     if (filter.resourceId !== undefined) f.add("resource_id = ?", filter.resourceId);
+    addSearch(f, ["type", "user_id", "actor", "resource_id"], filter.query);
     if (afterId !== undefined) f.add("id < ?", afterId);
     const rows = await this.storage.all<EventRow>(
       `SELECT ${EVENT_COLUMNS} FROM events WHERE true ${f.where()} ORDER BY id DESC LIMIT $1`,

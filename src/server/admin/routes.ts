@@ -11,13 +11,11 @@ import { noteCredential } from "../http/request-context.ts";
 import { safeEqual } from "../lib/crypto.ts";
 import { notFound } from "../resources/refusals.ts";
 import { parseCursor, parseLimit } from "../resources/views.ts";
-import { AdminId, adminParams, dataRoutes } from "./data-routes.ts";
+import { dataRoutes } from "./data-routes.ts";
 import { eventStream } from "./events-stream.ts";
 import { OPERATOR_ACTOR, operatorRoutes } from "./operator-routes.ts";
+import { AdminId, adminParams, Cursor, Limit, Search } from "./params.ts";
 import { adminDocs as docs } from "./responses.ts";
-
-const Limit = t.Optional(t.String({ maxLength: 12 }));
-const Cursor = t.Optional(t.String({ maxLength: 1024 }));
 
 export function adminRoutes(gateway: Gateway) {
   const token = gateway.config.adminToken;
@@ -43,7 +41,7 @@ export function adminRoutes(gateway: Gateway) {
       "/admin/v1/sessions",
       ({ query }) =>
         queries.sessions(
-          { userId: query.userId, clientId: query.clientId },
+          { userId: query.userId, clientId: query.clientId, query: query.query },
           parseLimit(query.limit),
           parseCursor(query.cursor),
         ),
@@ -51,6 +49,7 @@ export function adminRoutes(gateway: Gateway) {
         query: t.Object({
           userId: t.Optional(AdminId),
           clientId: t.Optional(AdminId),
+          query: Search,
           limit: Limit,
           cursor: Cursor,
         }),
@@ -80,10 +79,16 @@ export function adminRoutes(gateway: Gateway) {
     )
     .get(
       "/admin/v1/pending",
-      ({ query }) => queries.pending(query.state, parseLimit(query.limit), parseCursor(query.cursor)),
+      ({ query }) =>
+        queries.pending(
+          { state: query.state, query: query.query },
+          parseLimit(query.limit),
+          parseCursor(query.cursor),
+        ),
       {
         query: t.Object({
           state: t.Optional(t.Union([t.Literal("invited"), t.Literal("requested")])),
+          query: Search,
           limit: Limit,
           cursor: Cursor,
         }),
