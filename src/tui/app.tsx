@@ -243,7 +243,7 @@ export function App(props: AppProps) {
       {ui.confirm ? <ConfirmBox action={ui.confirm} /> : null}
       {ui.rolePick ? <RolePicker pick={ui.rolePick} /> : null}
       {ui.command !== null ? (
-        <CommandLine text={ui.command} />
+        <CommandLine text={ui.command} choices={ui.flash?.text} />
       ) : (
         <Text wrap="truncate-end" color="cyan">
           {ui.flash ? ui.flash.text : " "}

@@ -99,7 +99,7 @@ export const HELP: [string, string][] = [
   ["tab  1-5", "switch screen (shift-tab back)"],
   ["enter  esc", "open the row's roster, user or resource; esc goes back"],
   ["u", "open the row's user"],
-  ["/", "filter: words, or type: user: resource: … (enter keeps it)"],
+  ["/", "filter by words or field:value, e.g. type:member.removed"],
   ["s  S", "sort by the next column / reverse the order"],
   ["x  d", "revoke · withdraw invite · decline request · remove member"],
   ["X", "on a user: revoke all of their sessions"],
@@ -165,12 +165,12 @@ export function RolePicker(props: { pick: RolePick }) {
   );
 }
 
-/** The `:` line while it is typed (it takes the flash line's place). */
-export function CommandLine(props: { text: string }) {
+/** The `:` line while it is typed (it takes the flash line's place; `choices` are tab's candidates). */
+export function CommandLine(props: { text: string; choices?: string }) {
   return (
     <Text wrap="truncate-end">
       <Text bold color="cyan">{`:${props.text}_`}</Text>
-      <Text dimColor>{"  tab completes · enter runs · esc closes"}</Text>
+      <Text dimColor>{`  ${props.choices ?? "tab completes · enter runs · esc closes"}`}</Text>
     </Text>
   );
 }

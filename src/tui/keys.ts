@@ -341,7 +341,7 @@ export function handleKey(state: UiState, token: KeyToken, ctx: KeyContext): Res
     case "/":
       return none(state.view === "overview" ? state : { ...state, editingFilter: true });
     case ":":
-      return none({ ...state, command: "" });
+      return none({ ...state, command: "", flash: null });
     case "?":
       return none({ ...state, help: true, helpScroll: 0 });
     case "r":

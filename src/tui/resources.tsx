@@ -1,19 +1,21 @@
 /**
  * Resources of every app; enter opens the selected resource's roster. The ID column keeps the end of the
  * id when it must be cut (UUIDv7s made together share their start), so two resources with one name are
- * told apart. Words of the filter search names on the server; `type:`, `app:` and `visibility:` narrow.
+ * told apart. The filter's words search names on the server (as one phrase); `type:`, `app:`,
+ * `visibility:` and `id:` narrow what came.
  */
 import type { ResourceRow } from "./client.ts";
 import { timeKey } from "./columns.ts";
 import { ago, visibilityWord } from "./format.ts";
-import { ListScreen, type ListScreenProps, type ListSpec, longestTerm } from "./table.tsx";
+import { ListScreen, type ListScreenProps, type ListSpec } from "./table.tsx";
 
 export const resourcesSpec: ListSpec<ResourceRow> = {
   noun: "resources",
   idOf: (r) => r.id,
   search: (r) => r.name,
   fields: { type: (r) => r.type, app: (r) => r.appId, visibility: visibilityWord, id: (r) => r.id },
-  serverSearch: (f) => longestTerm(f, false),
+  // Names are searched as a phrase ("team 7" finds "Team 7" and "Team 70").
+  serverSearch: (f) => f.words.join(" ") || undefined,
   columns: [
     { title: "ID", min: 9, max: 36, cut: "start", cell: (r) => r.id },
     { title: "NAME", min: 8, grow: true, cell: (r) => r.name },

@@ -26,8 +26,8 @@ export interface ListSpec<T> extends RowSpec<T> {
 }
 
 /** The longest term of a filter (word or field value): the server narrows by it, the rest is local. */
-export function longestTerm(filter: ParsedFilter, fields = true): string | undefined {
-  const terms = [...filter.words, ...(fields ? Object.values(filter.fields) : [])];
+export function longestTerm(filter: ParsedFilter): string | undefined {
+  const terms = [...filter.words, ...Object.values(filter.fields)];
   return terms.sort((a, b) => b.length - a.length)[0];
 }
 

@@ -193,7 +193,7 @@ export function fakeClient(state = fakeState()) {
     setRole: async (resourceId, userId, role) => {
       gate(`setRole:${resourceId}:${userId}:${role}`);
       const member = members(resourceId).find((m) => m.userId === userId);
-      if (!member || member.state !== "active") throw new AdminApiError(404, "not_a_member", "Not a member.");
+      if (member?.state !== "active") throw new AdminApiError(404, "not_a_member", "Not a member.");
       member.role = role;
     },
     removeMember: async (resourceId, userId) => {

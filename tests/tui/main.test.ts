@@ -59,6 +59,37 @@ describe("runTui without a terminal", () => {
     expect(err.text).toContain("no admin token");
   });
 
+  test("a refused token exits 2 with one line naming where the token came from", async () => {
+    for (const [argv, env, from] of [
+      [["--token", "nope"], {}, "--token"],
+      [[], { ADMIN_TOKEN: "nope" }, "ADMIN_TOKEN"],
+    ] as const) {
+      const fake = fakeClient();
+      fake.state.refused = true;
+      const err = sink();
+      const code = await runTui([...argv], { ...env }, { stdout: sink(), stderr: err, client: fake.client });
+      expect(code).toBe(2);
+      expect(err.text).toBe(
+        `gateway tui: the admin API at http://fake-gateway:8788 refused the token (unauthenticated): check ${from}\n`,
+      );
+    }
+  });
+
+  test("a bad URL is named by where it came from: ADMIN_URL or --url", () => {
+    expect(parseArgs([], { ADMIN_URL: "not a url", ADMIN_TOKEN: "t" })).toBe(
+      "ADMIN_URL is not a URL: not a url",
+    );
+    expect(parseArgs([], { ADMIN_URL: "ftp://x", ADMIN_TOKEN: "t" })).toBe(
+      "ADMIN_URL must be http(s): ftp://x",
+    );
+    expect(parseArgs(["--url", "nope"], { ADMIN_URL: "http://ok:1" })).toBe("--url is not a URL: nope");
+  });
+
+  test("--readonly", () => {
+    expect(parseArgs(["--readonly"], {})).toMatchObject({ readonly: true });
+    expect(parseArgs([], {})).toMatchObject({ readonly: false });
+  });
+
   test("flags win over the environment", () => {
     expect(parseArgs([], { ADMIN_URL: "http://h:1", ADMIN_TOKEN: "e" })).toMatchObject({
       url: "http://h:1",
@@ -156,6 +187,72 @@ describe("createAdminClient", () => {
     expect(events[1]).toMatchObject({ id: "30" });
     expect(statuses[2]).toMatchObject({ state: "retrying", attempt: 2, error: "unreachable" });
     expect(statuses[1]).toMatchObject({ state: "retrying", attempt: 1, error: "stream ended" });
+  });
+
+  test("reconnect() cuts the wait between attempts short and starts the backoff over", async () => {
+    let attempts = 0;
+    const client = createAdminClient({
+      url: "http://gw",
+      token: "t",
+      // A wait of at least ten minutes: only reconnect() can bring the next attempt within the test.
+      streamBackoff: { baseMs: 600_000, capMs: 600_000 },
+      fetch: (async () => {
+        attempts += 1;
+        throw new TypeError("connection refused");
+      }) as unknown as typeof fetch,
+    });
+    const statuses: StreamStatus[] = [];
+    const stream = client.subscribe(
+      () => {},
+      (s) => statuses.push(s),
+    );
+    await waitFor(
+      () => String(statuses.length),
+      (n) => n === "1",
+    );
+    expect(statuses[0]).toMatchObject({ state: "retrying", attempt: 1 });
+    stream.reconnect();
+    await waitFor(
+      () => String(attempts),
+      (n) => n === "2",
+    );
+    await waitFor(
+      () => String(statuses.length),
+      (n) => n === "2",
+    );
+    expect(statuses[1]).toMatchObject({ state: "retrying", attempt: 1 }); // the backoff started over
+    stream.close();
+  });
+
+  test("a refused stream (401, or the admin API disabled) is final: no retry", async () => {
+    for (const [status, code] of [
+      [401, "unauthenticated"],
+      [503, "admin_disabled"],
+    ] as const) {
+      let attempts = 0;
+      const client = createAdminClient({
+        url: "http://gw",
+        token: "t",
+        streamBackoff: { baseMs: 1, capMs: 1 },
+        fetch: (async () => {
+          attempts += 1;
+          return Response.json({ error: "no", code }, { status });
+        }) as unknown as typeof fetch,
+      });
+      const statuses: StreamStatus[] = [];
+      const stream = client.subscribe(
+        () => {},
+        (s) => statuses.push(s),
+      );
+      await waitFor(
+        () => String(statuses.length),
+        (n) => n === "1",
+      );
+      // Refused, never "retrying": the loop ended there.
+      expect(statuses).toEqual([{ state: "refused", error: code }]);
+      expect(attempts).toBe(1);
+      stream.close();
+    }
   });
 
   test("backoff: 2 s doubling to 60 s, with jitter, never outside the bounds", () => {
