@@ -130,7 +130,7 @@ describe("columns", () => {
   test("a short column keeps its width while a long one gives way; ids keep their end; schema words", async () => {
     const fake = fakeClient();
     fake.state.sessions = [
-      session("x".repeat(30) + "TAIL", "a-rather-long-user-id-for-this-table"),
+      session(`${"x".repeat(30)}TAIL`, "a-rather-long-user-id-for-this-table"),
       { ...session("s2", "bob"), clientId: "test-web" },
     ];
     fake.state.resources = [
