@@ -397,7 +397,19 @@ export function handleKey(state: UiState, token: KeyToken, ctx: KeyContext): Res
   }
 }
 
-/** Splits one `useInput` call into tokens: a named key, or each character of the typed text. */
+/** Control characters that arrive inside a chunk of typed text (Ink names them only when alone). */
+const IN_TEXT: Record<string, KeyToken> = {
+  "\r": "enter",
+  "\n": "enter",
+  "\t": "tab",
+  "\u007f": "backspace",
+  "\b": "backspace",
+};
+
+/**
+ * Splits one `useInput` call into tokens: a named key, or each character of the typed text. Keys typed
+ * quickly arrive as one chunk ("ops-user\r"): an enter, tab or backspace inside it is a key of its own.
+ */
 export function tokenize(input: string, key: Record<string, unknown>): KeyToken[] {
   if (key.upArrow) return ["up"];
   if (key.downArrow) return ["down"];
@@ -410,5 +422,5 @@ export function tokenize(input: string, key: Record<string, unknown>): KeyToken[
   if (key.escape) return ["esc"];
   if (key.backspace || key.delete) return ["backspace"];
   if (key.ctrl || key.meta) return [];
-  return [...input.replace(/\r\n?|\n/g, "")];
+  return [...input.replace(/\r\n/g, "\r")].map((ch) => IN_TEXT[ch] ?? ch);
 }

@@ -133,7 +133,9 @@ export async function runTui(
   };
   const instance = render(createElement(App, { client, readonly: options.readonly, onFatal }), {
     alternateScreen: true,
-    incrementalRendering: true,
+    // Whole frames: incremental rendering rewrote only the lines it believed changed, so a screen disturbed
+    // by keys echoed before raw mode (typed while the TUI starts) kept a broken header ("…") for good.
+    incrementalRendering: false,
     maxFps: 15,
     // A CI=true environment would otherwise make Ink draw nothing until exit; we are on a terminal here.
     interactive: true,

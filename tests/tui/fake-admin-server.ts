@@ -1,5 +1,5 @@
 /**
- * A fake admin API on 127.0.0.1 with the admin API's shapes (auth, lists, deletes, and an SSE stream
+ * A fake admin API on 127.0.0.1 with the admin API's shapes (auth, lists, a resource, deletes, and an SSE stream
  * that events can be pushed into), so the real TUI binary can be driven end to end in tmux. It can be
  * stopped and started again on the same port to play a gateway restart.
  */
@@ -37,6 +37,10 @@ export function startFakeAdmin(options: { token: string; port?: number }) {
     }
     if (path === "/admin/v1/pending") return json({ pending: state.pending, nextCursor: null });
     if (path === "/admin/v1/resources") return json({ resources: state.resources, nextCursor: null });
+    if (path === "/admin/v1/audit") return json({ events: state.events, nextCursor: null });
+    const one = /^\/admin\/v1\/resources\/([^/]+)$/.exec(path);
+    const found = one && state.resources.find((r) => r.id === decodeURIComponent(one[1] ?? ""));
+    if (one) return found ? json(found) : json({ error: "No such resource.", code: "not_found" }, 404);
     const members = /^\/admin\/v1\/resources\/([^/]+)\/members$/.exec(path);
     if (members) return json({ members: state.members[decodeURIComponent(members[1] ?? "")] ?? [] });
     if (path === "/admin/v1/events") {
@@ -61,7 +65,7 @@ export function startFakeAdmin(options: { token: string; port?: number }) {
   function push(type: string, userId: string | null = null) {
     eventId += 1;
     const row = {
-      id: String(eventId),
+      id: eventId,
       type,
       actor: null,
       resourceId: null,

@@ -8,6 +8,7 @@ import { type Column, columnWidths, nextSort, sortRows } from "../../src/tui/col
 import { completeCommand, parseCommand } from "../../src/tui/command.ts";
 import { filterRows, parseFilter } from "../../src/tui/filter.ts";
 import { fit } from "../../src/tui/format.ts";
+import { tokenize } from "../../src/tui/keys.ts";
 
 type Row = { id: string; user: string; client: string; n: number };
 const COLUMNS: Column<Row>[] = [
@@ -114,4 +115,15 @@ describe("the command line", () => {
 
 test("OSC 52 carries the text in base64 for the clipboard", () => {
   expect(osc52("r1-é")).toBe(`\u001b]52;c;${Buffer.from("r1-é").toString("base64")}\u0007`);
+});
+
+describe("tokenize", () => {
+  test("an enter, tab or backspace inside a chunk of typed text is a key of its own", () => {
+    expect(tokenize("ab\r", {})).toEqual(["a", "b", "enter"]);
+    expect(tokenize("x\r\ny", {})).toEqual(["x", "enter", "y"]);
+    expect(tokenize("re\ts\u007f", {})).toEqual(["r", "e", "tab", "s", "backspace"]);
+    expect(tokenize("jj", {})).toEqual(["j", "j"]);
+    expect(tokenize("", { return: true })).toEqual(["enter"]);
+    expect(tokenize("c", { ctrl: true })).toEqual([]);
+  });
 });

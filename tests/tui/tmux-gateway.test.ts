@@ -5,35 +5,19 @@
  * leaving the terminal as it was (alternate screen off).
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { startGateway } from "../../src/server/serve.ts";
 import { type Stack, signIn, startStack } from "../helpers/stack.ts";
+import { hasTmux, Tmux } from "./tmux-kit.ts";
 
-const hasTmux = Bun.which("tmux") !== null;
-const root = join(import.meta.dir, "../..");
-const socket = join(mkdtempSync(join(tmpdir(), "tui-gw-")), "tmux.sock");
 const target = "gw";
-const tmux = (...args: string[]) =>
-  Bun.spawnSync(["tmux", "-S", socket, ...args], { stdout: "pipe", stderr: "pipe" }).stdout.toString();
-const screen = () => tmux("capture-pane", "-p", "-t", target);
-const key = (k: string) => tmux("send-keys", "-t", target, k);
-
-async function waitForScreen(pattern: RegExp, timeoutMs = 8000): Promise<string> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const text = screen();
-    if (pattern.test(text)) return text;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${pattern}; screen:\n${text}`);
-    await Bun.sleep(80);
-  }
-}
+const tmux = new Tmux();
+const key = (k: string) => tmux.key(target, k);
+const waitForScreen = (pattern: RegExp, timeoutMs?: number) => tmux.waitFor(target, pattern, timeoutMs);
 
 let stack: Stack | undefined;
 let restarted: Awaited<ReturnType<typeof startGateway>> | undefined;
 afterAll(async () => {
-  if (hasTmux) tmux("kill-server");
+  if (hasTmux) await tmux.kill();
   await restarted?.stop();
   await stack?.stop().catch(() => {});
 }, 30_000);
@@ -41,19 +25,18 @@ afterAll(async () => {
 describe.skipIf(!hasTmux)("the TUI in tmux against a real gateway", () => {
   test("a sign-in appears live, revoke signs the cookie out, disconnect and recovery, q exits 0", async () => {
     stack = await startStack();
-    const command = `cd ${root} && env -u CI -u NO_COLOR TERM=xterm-256color bun src/tui/cli.ts --url ${stack.adminUrl} --token test-admin-token; echo EXITED:$?; sleep 5`;
-    tmux("new-session", "-d", "-s", target, "-x", "100", "-y", "30", command);
+    await tmux.start(target, `--url ${stack.adminUrl} --token test-admin-token`);
     await waitForScreen(/ CONNECTED/);
-    key("2");
+    await key("2");
     await waitForScreen(/Sessions/);
 
     const { browser } = await signIn(stack, "tmux-user");
     const cookie = browser.cookieHeader(stack.url);
     await waitForScreen(/^> .*tmux-user/m); // no key pressed: the event stream brought it
 
-    key("x");
+    await key("x");
     await waitForScreen(/Revoke session .*tmux-user/);
-    key("y");
+    await key("y");
     await waitForScreen(/Revoked session/);
     const report = await fetch(`${stack.url}/auth/session`, { headers: { cookie } });
     expect(await report.json()).toEqual({ authenticated: false });
@@ -70,8 +53,8 @@ describe.skipIf(!hasTmux)("the TUI in tmux against a real gateway", () => {
     await waitForScreen(/after-restart/, 20_000);
     await waitForScreen(/ CONNECTED/, 20_000); // the stream reconnects on its own backoff
 
-    key("q");
+    await key("q");
     await waitForScreen(/EXITED:0/);
-    expect(tmux("display", "-p", "-t", target, "#{alternate_on}").trim()).toBe("0");
+    expect((await tmux.run("display", "-p", "-t", target, "#{alternate_on}")).trim()).toBe("0");
   }, 60_000);
 });
