@@ -216,7 +216,7 @@ function tabOf(state: UiState): number {
 }
 
 function runCommand(state: UiState, text: string, now: number): Result {
-  const closed = { ...state, command: null };
+  const closed = { ...state, command: null, flash: null };
   const command = parseCommand(text);
   switch (command.kind) {
     case "go":
@@ -237,8 +237,9 @@ function runCommand(state: UiState, text: string, now: number): Result {
 function commandKey(state: UiState, token: KeyToken, now: number): Result {
   const text = state.command ?? "";
   if (token === "enter") return runCommand(state, text, now);
-  if (token === "esc") return none({ ...state, command: null });
-  if (token === "backspace") return none({ ...state, command: text ? text.slice(0, -1) : null });
+  if (token === "esc") return none({ ...state, command: null, flash: null });
+  if (token === "backspace")
+    return none(text ? { ...state, command: text.slice(0, -1) } : { ...state, command: null, flash: null });
   if (token === "tab") {
     const completed = completeCommand(text);
     const next = { ...state, command: completed.text };
