@@ -22,7 +22,7 @@ Commands:
   dev       start a development identity provider, the gateway and the demo app together
   keys      the session sealing keys: status (default), rotate, prune
   token     print an access token from gateway dev's identity provider: token <user> [--client <id>]
-  tui       the operator dashboard over the admin API (--url/ADMIN_URL, --token/ADMIN_TOKEN, --json)
+  tui       the operator dashboard over the admin API (--url/ADMIN_URL, --token/ADMIN_TOKEN, --readonly, --json)
   help      show this text
   --version print the version
 
