@@ -25,18 +25,7 @@ import type { AdminClient } from "./client.ts";
 import { osc52 } from "./clipboard.ts";
 import { describeError } from "./errors.ts";
 import { EventsScreen } from "./events-screen.tsx";
-import {
-  type Action,
-  createUi,
-  type Effect,
-  handleKey,
-  placeKey,
-  type RowInfo,
-  selectedIndex,
-  TABS,
-  type TabView,
-  tokenize,
-} from "./keys.ts";
+import { handleKey, tokenize } from "./keys.ts";
 import { OverviewScreen } from "./overview.tsx";
 import { PendingScreen } from "./pending.tsx";
 import { ResourcesScreen } from "./resources.tsx";
@@ -44,6 +33,16 @@ import { RosterScreen } from "./roster.tsx";
 import { type Screen, screenOf, specOf } from "./screen.ts";
 import { SessionsScreen } from "./sessions.tsx";
 import { serverQuery } from "./table.tsx";
+import {
+  type Action,
+  createUi,
+  type Effect,
+  placeKey,
+  type RowInfo,
+  selectedIndex,
+  TABS,
+  type TabView,
+} from "./ui-state.ts";
 import { dataKey, useAdminData } from "./use-admin-data.ts";
 import { useStore } from "./use-store.ts";
 import { UserScreen } from "./user.tsx";

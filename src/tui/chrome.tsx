@@ -5,7 +5,7 @@
  */
 import { Box, Text } from "ink";
 import { short } from "./format.ts";
-import { type Action, type RolePick, TABS, type TabView, type View } from "./keys.ts";
+import { type Action, type RolePick, TABS, type TabView, type View } from "./ui-state.ts";
 import type { Connection } from "./use-admin-data.ts";
 import { useNow } from "./use-now.ts";
 

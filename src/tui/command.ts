@@ -3,7 +3,7 @@
  * `:user <id>`, `:resource <id>`, `:help`, `:quit`. A unique prefix is enough (`:ev`); tab completes a
  * screen's name (or shows the choices). Pure: the key handler runs what `parseCommand` answers.
  */
-import type { TabView } from "./keys.ts";
+import type { TabView } from "./ui-state.ts";
 
 export type Command =
   | { kind: "go"; view: TabView }

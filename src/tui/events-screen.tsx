@@ -7,8 +7,8 @@
 import type { AdminEvent } from "./client.ts";
 import { timeKey } from "./columns.ts";
 import { ago } from "./format.ts";
-import type { RowInfo } from "./keys.ts";
 import { ListScreen, type ListScreenProps, type ListSpec, longestTerm } from "./table.tsx";
+import type { RowInfo } from "./ui-state.ts";
 
 export function eventInfo(e: AdminEvent): RowInfo {
   const user = e.userId ?? e.actor ?? undefined;

@@ -5,8 +5,8 @@
 import type { PendingRow } from "./client.ts";
 import { timeKey } from "./columns.ts";
 import { ago } from "./format.ts";
-import type { Action } from "./keys.ts";
 import { ListScreen, type ListScreenProps, type ListSpec, longestTerm } from "./table.tsx";
+import type { Action } from "./ui-state.ts";
 
 /** Withdraw an invite or decline a request (the admin API's cancel of a pending membership). */
 export function withdrawPending(

@@ -7,9 +7,9 @@
 import type { MemberRow } from "./client.ts";
 import { timeKey } from "./columns.ts";
 import { ago } from "./format.ts";
-import type { RowInfo } from "./keys.ts";
 import { withdrawPending } from "./pending.tsx";
 import { ListScreen, type ListScreenProps, type ListSpec } from "./table.tsx";
+import type { RowInfo } from "./ui-state.ts";
 
 function memberInfo(resource: { id: string; name: string }, m: MemberRow): RowInfo {
   const common = { open: { view: "user", id: m.userId } as const, user: m.userId, copy: m.userId };

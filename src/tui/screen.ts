@@ -7,12 +7,12 @@ import type { AdminEvent, MemberRow, PendingRow, ResourceRow, SessionRow, UserDe
 import { type Column, sortRows } from "./columns.ts";
 import { eventsSpec } from "./events-screen.tsx";
 import { filterRows } from "./filter.ts";
-import { type Action, placeKey, type UiState } from "./keys.ts";
 import { pendingSpec } from "./pending.tsx";
 import { resourcesSpec } from "./resources.tsx";
 import { rosterSpec } from "./roster.tsx";
 import { sessionsSpec } from "./sessions.tsx";
 import type { ListSpec, RowSpec } from "./table.tsx";
+import { type Action, placeKey, type UiState } from "./ui-state.ts";
 import type { Loaded } from "./use-admin-data.ts";
 import { revokeAllAction, userItemSpec, userItems } from "./user.tsx";
 

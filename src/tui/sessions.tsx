@@ -2,8 +2,8 @@
 import type { SessionRow } from "./client.ts";
 import { type Column, timeKey } from "./columns.ts";
 import { ago, until } from "./format.ts";
-import type { Action } from "./keys.ts";
 import { ListScreen, type ListScreenProps, type ListSpec, longestTerm } from "./table.tsx";
+import type { Action } from "./ui-state.ts";
 
 export function revokeSession(s: SessionRow): Action {
   return {

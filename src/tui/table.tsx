@@ -8,7 +8,7 @@ import { Box, Text } from "ink";
 import { type Column, columnWidths, type Sort } from "./columns.ts";
 import { type Filterable, type ParsedFilter, parseFilter } from "./filter.ts";
 import { fit } from "./format.ts";
-import type { RowInfo } from "./keys.ts";
+import type { RowInfo } from "./ui-state.ts";
 import { useNow } from "./use-now.ts";
 
 /** The rows of a screen as the keys see them. */

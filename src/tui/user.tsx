@@ -9,9 +9,9 @@ import type { AdminEvent, Membership, SessionRow, UserDetail } from "./client.ts
 import { type Column, columnWidths } from "./columns.ts";
 import { EVENT_COLUMNS, eventInfo } from "./events-screen.tsx";
 import { money } from "./format.ts";
-import type { Action } from "./keys.ts";
 import { revokeSession, SESSION_COLUMNS } from "./sessions.tsx";
 import { formatCells, headerCells, type RowSpec } from "./table.tsx";
+import type { Action } from "./ui-state.ts";
 import { useNow } from "./use-now.ts";
 
 export type UserItem =
