@@ -202,7 +202,7 @@ describe("a browser session against Django OAuth Toolkit", () => {
     // DOT deletes the access token issued with a revoked refresh token.
     const mine = (await dot.grants("bob")).filter((g) => g.client_id === dot.clients.confidential.clientId);
     expect(mine.every((g) => !g.access_token)).toBe(true);
-    expect(await session(browser)).toEqual({ authenticated: false });
+    expect(await session(browser)).toEqual({ authenticated: false, reason: "no_session" });
     expect(logs.filter((line) => line.includes("revocation"))).toEqual([]);
   });
 

@@ -72,7 +72,7 @@ test("the tarball is small and holds JavaScript and declarations only", () => {
   expect(listing).toContain("package/dist/index.js");
   expect(listing).toContain("package/dist/index.d.ts");
   for (const file of listing)
-    expect(file).toMatch(/^package\/(package\.json|README\.md|dist\/[\w.]+\.(js|d\.ts))$/);
+    expect(file).toMatch(/^package\/(package\.json|README\.md|dist\/[\w.-]+\.(js|d\.ts))$/);
 });
 
 test("installed with npm into a fresh project, it runs under plain node against gateway dev", () => {

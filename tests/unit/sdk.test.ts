@@ -62,7 +62,7 @@ afterEach(() => {
 describe("auth", () => {
   test("getSession reports the user; without a session it is signed out", async () => {
     expect(await clientFor("alice").auth.getSession()).toEqual({ authenticated: true, userId: "alice" });
-    expect(await clientFor(null).auth.getSession()).toEqual({ authenticated: false });
+    expect(await clientFor(null).auth.getSession()).toEqual({ authenticated: false, reason: "no_session" });
     expect(sent.every((s) => s.credentials === "include")).toBe(true);
   });
 
@@ -75,7 +75,8 @@ describe("auth", () => {
       headers: { "x-service-csrf": "1" },
       body: { client_id: "web" },
     });
-    expect(await clientFor("dave").auth.getSession()).toEqual({ authenticated: false });
+    // The simulated jar still sends the cookie the gateway cleared: the session it names was signed out.
+    expect(await clientFor("dave").auth.getSession()).toEqual({ authenticated: false, reason: "signed_out" });
   });
 
   describe("signIn and handleRedirectCallback (browser globals stubbed)", () => {

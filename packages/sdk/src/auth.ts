@@ -3,6 +3,8 @@
  * OpenID nonce come from Web Crypto and wait in `sessionStorage` only between `signIn()` and `handleRedirectCallback()`,
  * which removes them; the tokens themselves never reach the page (httpOnly cookies).
  */
+import type { AuthListener } from "./auth-state.ts";
+import type { SessionEndReason } from "./codes.gen.ts";
 import { GatewayError, type Transport } from "./transport.ts";
 import type { Session } from "./types.ts";
 import { web } from "./web.ts";
@@ -39,7 +41,7 @@ function defaultRedirectUri(): string {
 
 export function authApi(transport: Transport) {
   const browserOnly = (what: string) => {
-    if (transport.isServer)
+    if (transport.mode !== "browser")
       throw new GatewayError(
         400,
         "browser_only",
@@ -73,7 +75,9 @@ export function authApi(transport: Transport) {
     },
 
     /** Finishes sign-in on the redirect URI: checks state, exchanges the code, cleans the address bar. */
-    async handleRedirectCallback(url: string = web.location.href): Promise<{ authenticated: true }> {
+    async handleRedirectCallback(
+      url: string = web.location.href,
+    ): Promise<{ authenticated: true; userId: string }> {
       browserOnly("handleRedirectCallback");
       const current = new web.URL(url);
       const params = new web.URLSearchParams(current.search);
@@ -94,7 +98,7 @@ export function authApi(transport: Transport) {
         throw new GatewayError(400, "state_mismatch", "This sign-in did not start here.");
       const code = params.get("code");
       if (!code) throw new GatewayError(400, "missing_code", "The redirect carries no code.");
-      await transport.request("POST", "/auth/token", {
+      const signed = await transport.request<{ user_id: string }>("POST", "/auth/token", {
         noRetry: true,
         body: {
           code,
@@ -104,12 +108,16 @@ export function authApi(transport: Transport) {
           nonce: pending.nonce,
         },
       });
-      return { authenticated: true };
+      transport.state.signedIn(signed.user_id);
+      return { authenticated: true, userId: signed.user_id };
     },
 
-    /** Whether the browser is signed in, and as whom. With a server client: who the token belongs to. */
+    /**
+     * Whether the browser is signed in, and as whom; when not, `reason` says why (`no_session`, or how
+     * the session this browser had ended). With a token client: who the token belongs to.
+     */
     async getSession(): Promise<Session> {
-      if (transport.isServer) {
+      if (transport.mode === "token") {
         try {
           const me = await transport.request<{ userId: string }>("GET", "/v1/me");
           return { authenticated: true, userId: me.userId };
@@ -118,14 +126,18 @@ export function authApi(transport: Transport) {
           throw error;
         }
       }
-      const session = await transport.request<{ authenticated: boolean; user_id?: string }>(
-        "GET",
-        "/auth/session",
-        { noRetry: true },
-      );
-      return session.authenticated
-        ? { authenticated: true, userId: session.user_id }
-        : { authenticated: false };
+      const session = await transport.request<{
+        authenticated: boolean;
+        user_id?: string;
+        reason?: SessionEndReason;
+      }>("GET", "/auth/session", { noRetry: true });
+      if (session.authenticated && session.user_id) {
+        transport.state.signedIn(session.user_id);
+        return { authenticated: true, userId: session.user_id };
+      }
+      const reason = session.reason ?? "no_session";
+      transport.state.ended(reason);
+      return { authenticated: false, reason };
     },
 
     /** Signs out: the gateway revokes the refresh token and clears its cookies. */
@@ -135,6 +147,18 @@ export function authApi(transport: Transport) {
         noRetry: true,
         body: { client_id: options.clientId },
       });
+      transport.state.signedOut();
+    },
+
+    /**
+     * Calls `listener` on each change of the sign-in state: `signed_in` (the redirect callback, or the
+     * first `getSession()` that finds someone), `signed_out` (this client's `signOut()`) and
+     * `session_ended` with the gateway's `reason` (a refresh it refused, or a `getSession()` that finds
+     * the session gone: revoked by an operator, expired, signed out in another tab). Returns the
+     * function that stops it.
+     */
+    onChange(listener: AuthListener): () => void {
+      return transport.state.subscribe(listener);
     },
   };
 }

@@ -53,3 +53,15 @@ export const API_ERROR_CODES = [
 ] as const;
 
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
+
+/** Why a session is gone: `Session.reason`, `GatewayError.reason` and `session_ended` changes. */
+export const SESSION_END_REASONS = [
+  "signed_out",
+  "revoked",
+  "expired",
+  "reused",
+  "replaced",
+  "no_session",
+] as const;
+
+export type SessionEndReason = (typeof SESSION_END_REASONS)[number];

@@ -3,6 +3,8 @@
  * server project whose `lib` has no DOM type-checks against them. The repository checks at compile time
  * that the views equal the server's own models (tests/unit/sdk-types.ts), so the two cannot drift.
  */
+import type { SessionEndReason } from "./codes.gen.ts";
+import type { IncomingRequest } from "./cookie-jar.ts";
 
 export type Role = "reader" | "writer" | "admin" | "owner";
 export type MemberState = "invited" | "requested" | "active";
@@ -43,6 +45,8 @@ export interface MemberEntry {
 export interface Session {
   authenticated: boolean;
   userId?: string;
+  /** When not signed in (browser and request clients): why, e.g. "revoked", "expired" or "no_session". */
+  reason?: SessionEndReason;
 }
 
 export interface BrowseOptions {
@@ -61,7 +65,7 @@ export interface BrowsePage {
 export interface FetchResponse {
   readonly status: number;
   readonly ok: boolean;
-  readonly headers: { get(name: string): string | null };
+  readonly headers: { get(name: string): string | null; getSetCookie?(): string[] };
   /** Cancelled when the SDK drops an answer unread (before a retry). */
   readonly body?: { cancel(): Promise<void> } | null;
   text(): Promise<string>;
@@ -107,3 +111,11 @@ export interface ServerClientOptions extends CommonOptions {
 }
 
 export type ClientOptions = BrowserClientOptions | ServerClientOptions;
+
+/**
+ * App servers that share the gateway's cookie (one host behind a proxy, or localhost): the incoming
+ * request, whose gateway cookie (and no other) is forwarded so calls act as the signed-in user.
+ */
+export interface RequestClientOptions extends CommonOptions {
+  request: IncomingRequest;
+}

@@ -32,6 +32,7 @@ interface Web {
     subtle: { digest(algorithm: string, data: Uint8Array): Promise<ArrayBuffer> };
   };
   AbortSignal: { timeout(ms: number): unknown };
+  setTimeout(callback: () => void, ms: number): unknown;
   location: {
     readonly origin: string;
     readonly pathname: string;

@@ -76,6 +76,14 @@ export class ApiError extends Error {
   ) {
     super(message);
   }
+
+  /** Fields the body carries besides `error` and `code` (e.g. a refused refresh's `reason`). */
+  extra?: Readonly<Record<string, string>>;
+
+  withBody(extra: Readonly<Record<string, string>>): this {
+    this.extra = extra;
+    return this;
+  }
 }
 
 export const errors = {
@@ -135,7 +143,7 @@ export const errors = {
 };
 
 export function errorBody(error: ApiError, requestId?: string): Record<string, string> {
-  const body: Record<string, string> = { error: error.message, code: error.code };
+  const body: Record<string, string> = { ...error.extra, error: error.message, code: error.code };
   if (requestId && error.status >= 500) body.requestId = requestId;
   return body;
 }
