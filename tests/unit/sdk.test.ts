@@ -1,6 +1,11 @@
 /** Every SDK method against the in-process app (`fetch` replaced by `app.handle`), in browser mode. */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { createClient, GatewayError, type GatewayErrorCode } from "../../packages/sdk/src/index.ts";
+import {
+  createClient,
+  createServerClient,
+  GatewayError,
+  type GatewayErrorCode,
+} from "../../packages/sdk/src/index.ts";
 import { type InProcess, inProcess, sessionFor } from "../helpers/in-process.ts";
 
 const GATEWAY = "http://gateway.test";
@@ -304,5 +309,121 @@ describe("failures without an answer are GatewayErrors too", () => {
     } finally {
       proxy.stop(true);
     }
+  });
+});
+
+describe("createServerClient: the gateway cookie of the incoming request, and only it", () => {
+  /** The gateway behind a recording fetch: each call's Cookie header, and the user's cookie rotating once. */
+  function recordingGateway(user: string) {
+    const seen: Array<{
+      path: string;
+      cookie: string | undefined;
+      csrf: string | undefined;
+      credentials?: string;
+    }> = [];
+    let rotated = false;
+    const fetch = async (
+      url: string,
+      init: { headers: Record<string, string>; method: string; credentials?: string; body?: string },
+    ) => {
+      const path = new URL(url).pathname;
+      seen.push({
+        path,
+        cookie: init.headers.cookie,
+        csrf: init.headers["x-service-csrf"],
+        credentials: init.credentials,
+      });
+      if (path === "/auth/refresh") {
+        rotated = true;
+        return new Response(JSON.stringify({ authenticated: true, user_id: user, expires_in: 60 }), {
+          headers: [
+            ["set-cookie", "sg_session=rotated; Max-Age=600; Path=/; HttpOnly; SameSite=Lax"],
+            ["content-type", "application/json"],
+          ],
+        });
+      }
+      // The first call with the original cookie finds its access token expired.
+      if (!rotated && path === "/v1/resources")
+        return Response.json({ error: "expired", code: "unauthenticated" }, { status: 401 });
+      return gw.handle(path, {
+        method: init.method,
+        body: init.body,
+        headers: { ...init.headers, cookie: cookies[user]! },
+      });
+    };
+    return { seen, fetch };
+  }
+
+  test("a Fetch Request: only sg_session is forwarded; a refresh's Set-Cookie is used and passed on", async () => {
+    const { seen, fetch } = recordingGateway("alice");
+    const request = new Request("http://app.test/page", {
+      headers: { cookie: "theme=dark; sg_session=original; app_session=secret" },
+    });
+    const client = createServerClient({ gatewayUrl: GATEWAY, request, fetch });
+    expect(await client.auth.getSession()).toEqual({ authenticated: true, userId: "alice" });
+    expect(client.setCookies()).toEqual([]);
+    await client.resource.list();
+    await client.resource.create("team", { name: "From the app server" });
+    expect(seen).toEqual([
+      { path: "/auth/session", cookie: "sg_session=original", csrf: undefined, credentials: undefined },
+      { path: "/v1/resources", cookie: "sg_session=original", csrf: undefined, credentials: undefined },
+      { path: "/auth/refresh", cookie: "sg_session=original", csrf: "1", credentials: undefined },
+      { path: "/v1/resources", cookie: "sg_session=rotated", csrf: undefined, credentials: undefined },
+      { path: "/v1/resources", cookie: "sg_session=rotated", csrf: "1", credentials: undefined },
+    ]);
+    expect(client.setCookies()).toEqual(["sg_session=rotated; Max-Age=600; Path=/; HttpOnly; SameSite=Lax"]);
+  });
+
+  test("Node's IncomingMessage headers; no gateway cookie sends no Cookie header at all", async () => {
+    const { seen, fetch } = recordingGateway("bob");
+    const node = createServerClient({
+      gatewayUrl: GATEWAY,
+      request: { headers: { cookie: "__Host-sg_session=secure-one; other=1", host: "app.test" } },
+      fetch,
+    });
+    await node.auth.getSession();
+    expect(seen.at(-1)?.cookie).toBe("__Host-sg_session=secure-one");
+    const bare = createServerClient({
+      gatewayUrl: GATEWAY,
+      request: { headers: { cookie: "theme=dark" } },
+      fetch,
+    });
+    expect(await bare.auth.getSession()).toMatchObject({ authenticated: true }); // the fake gateway signs everyone in
+    expect(seen.at(-1)?.cookie).toBeUndefined();
+  });
+
+  test("a cleared cookie is dropped from later calls and its clearing passed on", async () => {
+    const sent: Array<string | undefined> = [];
+    const client = createServerClient({
+      gatewayUrl: GATEWAY,
+      request: new Request("http://app.test/", { headers: { cookie: "sg_session=dead" } }),
+      fetch: async (url, init) => {
+        sent.push(init.headers.cookie);
+        return new URL(url).pathname === "/auth/refresh"
+          ? new Response(
+              JSON.stringify({
+                error: "Your session was revoked: sign in again.",
+                code: "unauthenticated",
+                reason: "revoked",
+              }),
+              {
+                status: 401,
+                headers: { "set-cookie": "sg_session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax" },
+              },
+            )
+          : Response.json({ error: "no", code: "unauthenticated" }, { status: 401 });
+      },
+    });
+    const error = await client.resource.list().catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 401, code: "unauthenticated", reason: "revoked" });
+    await client.resource.list().catch(() => {});
+    expect(sent).toEqual(["sg_session=dead", "sg_session=dead", undefined, undefined]);
+    expect(client.setCookies()).toEqual(["sg_session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax"]);
+  });
+
+  test("signIn and signOut are not on a request client", () => {
+    const client = createServerClient({ gatewayUrl: GATEWAY, request: new Request("http://app.test/") });
+    // @ts-expect-error a request client cannot sign in: that is the browser's redirect
+    expect(client.auth.signIn).toBeUndefined();
   });
 });

@@ -51,10 +51,13 @@ export class AuthState {
       try {
         listener(change);
       } catch (error) {
-        // A listener's failure is the app's bug; it must not break the call that noticed the change.
-        web.setTimeout(() => {
-          throw error;
-        }, 0);
+        // A listener's failure is the app's bug: reported as uncaught (window.onerror sees it), it
+        // must not break the call that noticed the change.
+        if (typeof web.reportError === "function") web.reportError(error);
+        else
+          web.setTimeout(() => {
+            throw error;
+          }, 0);
       }
     }
   }

@@ -33,6 +33,8 @@ interface Web {
   };
   AbortSignal: { timeout(ms: number): unknown };
   setTimeout(callback: () => void, ms: number): unknown;
+  /** Browsers, Deno and Bun: report an error as uncaught without throwing it. */
+  reportError?: (error: unknown) => void;
   location: {
     readonly origin: string;
     readonly pathname: string;
