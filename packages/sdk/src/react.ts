@@ -4,7 +4,7 @@
  * dependency: nothing here loads unless you import this subpath.
  *
  * The provider finishes a sign-in when the page is the redirect back (its URL carries the provider's
- * `code` or `error`), once per client even under StrictMode's double effects, then asks the gateway for
+ * `code` or `error`), once even under StrictMode's double effects, then asks the gateway for
  * the session, and follows `auth.onChange`: a revoked or expired session turns the state to signed out
  * with its `reason`, so the page can say why.
  *
@@ -49,27 +49,25 @@ interface Shared {
 
 const Context = createContext<Shared | null>(null);
 
-/** The redirect callback of each client, finished once however often effects run (StrictMode). */
-const callbacks = new WeakMap<BrowserClient, Promise<GatewayError | undefined>>();
-
 function isRedirectBack(): boolean {
   const params = new web.URL(web.location.href).searchParams;
   return (params.has("code") && params.has("state")) || params.has("error");
 }
 
-/** Finishes the sign-in when this page is the redirect back; its failure, if it had one. */
-function finishSignIn(client: BrowserClient): Promise<GatewayError | undefined> {
-  let done = callbacks.get(client);
-  if (!done) {
-    done = isRedirectBack()
-      ? client.auth.handleRedirectCallback().then(
-          () => undefined,
-          (failure) => (failure instanceof GatewayError ? failure : Promise.reject(failure)),
-        )
-      : Promise.resolve(undefined);
-    callbacks.set(client, done);
+/**
+ * Finishes the sign-in when this page is the redirect back; its failure, if it had one. The callback
+ * cleans the address bar before its first await, so an effect that runs again (StrictMode) finds
+ * nothing to finish.
+ */
+async function finishSignIn(client: BrowserClient): Promise<GatewayError | undefined> {
+  if (!isRedirectBack()) return undefined;
+  try {
+    await client.auth.handleRedirectCallback();
+    return undefined;
+  } catch (failure) {
+    if (failure instanceof GatewayError) return failure;
+    throw failure;
   }
-  return done;
 }
 
 async function sessionState(client: BrowserClient): Promise<SessionState> {
