@@ -229,7 +229,7 @@ describe("a browser session against Django OAuth Toolkit", () => {
     const { browser, token, body } = await signIn(dot.clients.public.clientId);
     expect({ status: token.status, body }).toEqual({
       status: 200,
-      body: { authenticated: true, expires_in: expect.any(Number) },
+      body: { authenticated: true, user_id: "1", expires_in: expect.any(Number) },
     });
     expect(await session(browser)).toEqual({ authenticated: true, user_id: "1" });
     expect((await dot.calls()).paths["GET /o/.well-known/jwks.json"]).toBeGreaterThanOrEqual(1);

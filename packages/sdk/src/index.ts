@@ -70,10 +70,8 @@ export interface RequestClient {
 
 export function createServerClient(options: RequestClientOptions): RequestClient {
   const jar = new CookieJar(options.request);
-  const transport = new Transport(
-    { gatewayUrl: options.gatewayUrl, timeoutMs: options.timeoutMs, fetch: options.fetch } as ClientOptions,
-    jar,
-  );
+  const { gatewayUrl, timeoutMs, fetch } = options;
+  const transport = new Transport({ gatewayUrl, timeoutMs, fetch }, jar);
   return {
     auth: { getSession: authApi(transport).getSession },
     resource: resourceApi(transport),

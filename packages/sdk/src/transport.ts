@@ -12,7 +12,7 @@
 import { AuthState } from "./auth-state.ts";
 import type { ApiErrorCode, SessionEndReason } from "./codes.gen.ts";
 import type { CookieJar } from "./cookie-jar.ts";
-import type { ClientOptions, FetchInit, FetchLike, FetchResponse } from "./types.ts";
+import type { FetchInit, FetchLike, FetchResponse, TransportOptions } from "./types.ts";
 import { web } from "./web.ts";
 
 /** The codes the SDK itself gives: the call never got an answer, or sign-in could not finish. */
@@ -69,7 +69,7 @@ export class Transport {
   private refreshes = 0;
 
   constructor(
-    readonly options: ClientOptions,
+    readonly options: TransportOptions,
     private readonly jar?: CookieJar,
   ) {
     this.base = options.gatewayUrl.replace(/\/+$/, "");

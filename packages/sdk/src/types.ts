@@ -112,6 +112,14 @@ export interface ServerClientOptions extends CommonOptions {
 
 export type ClientOptions = BrowserClientOptions | ServerClientOptions;
 
+/** What the SDK's transport reads: any of the clients' options. @internal */
+export interface TransportOptions extends CommonOptions {
+  clientId?: string;
+  accessToken?: string;
+  redirectUri?: string;
+  scope?: string;
+}
+
 /**
  * App servers that share the gateway's cookie (one host behind a proxy, or localhost): the incoming
  * request, whose gateway cookie (and no other) is forwarded so calls act as the signed-in user.
