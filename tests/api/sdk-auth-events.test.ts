@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type AuthChange, createClient, GatewayError } from "../../packages/sdk/src/index.ts";
+import type { Browser } from "../../src/devidp/browser.ts";
 import { type Stack, signIn, startStack } from "../helpers/stack.ts";
 
 let stack: Stack;
@@ -14,13 +15,17 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => stack.stop());
 
-async function signedInClient(user: string) {
-  const { browser } = await signIn(stack, user);
-  const client = createClient({
+/** A browser client whose calls go through the test browser's cookie jar. */
+const clientOf = (browser: Browser) =>
+  createClient({
     gatewayUrl: stack.url,
     clientId: "test-web",
     fetch: (url, init) => browser.fetch(String(url), init),
   });
+
+async function signedInClient(user: string) {
+  const { browser } = await signIn(stack, user);
+  const client = clientOf(browser);
   const heard: AuthChange[] = [];
   client.auth.onChange((change) => heard.push(change));
   const session = await stack.running.gateway.sessions.resolve(browser.cookieHeader(stack.url));
@@ -86,11 +91,7 @@ describe("auth.onChange", () => {
   test("a page loaded on a dead session hears why; one that never signed in hears nothing", async () => {
     const { browser, sessionId } = await signedInClient("events-reload");
     await stack.running.gateway.sessions.revoke(sessionId, "admin");
-    const reloaded = createClient({
-      gatewayUrl: stack.url,
-      clientId: "test-web",
-      fetch: (url, init) => browser.fetch(String(url), init),
-    });
+    const reloaded = clientOf(browser);
     const heard: AuthChange[] = [];
     reloaded.auth.onChange((change) => heard.push(change));
     expect(await reloaded.auth.getSession()).toEqual({ authenticated: false, reason: "revoked" });
@@ -105,12 +106,7 @@ describe("auth.onChange", () => {
   });
 
   test("a listener that throws breaks nothing; a stopped listener hears nothing", async () => {
-    const { browser } = await signIn(stack, "events-listeners");
-    const client = createClient({
-      gatewayUrl: stack.url,
-      clientId: "test-web",
-      fetch: (url, init) => browser.fetch(String(url), init),
-    });
+    const client = clientOf((await signIn(stack, "events-listeners")).browser);
     const heard: string[] = [];
     const stop = client.auth.onChange(() => heard.push("stopped"));
     client.auth.onChange(() => {
