@@ -18,6 +18,8 @@ export const VISIBILITY_WORDS: Record<Visibility, string> = {
   discoverable: "discoverable: listed in Browse",
 };
 
+export const memberCount = (n: number) => `${n} member${n === 1 ? "" : "s"}`;
+
 export function visibilityOf(resource: Pick<ResourceView, "visibility" | "discoverable">): Visibility {
   if (resource.visibility === "members") return "members";
   return resource.discoverable ? "discoverable" : "unlisted";
@@ -113,10 +115,9 @@ const browsing = {
 };
 
 function browseItem(item: BrowseItem) {
-  const members = `${item.memberCount} member${item.memberCount === 1 ? "" : "s"}`;
   return resourceItem(
     item.id,
-    `${item.name} (${item.type}, ${members})`,
+    `${item.name} (${item.type}, ${memberCount(item.memberCount)})`,
     openButton(item.id),
     actionButton("Join", "join", async () => {
       await gateway.resource(item.id).members.join();

@@ -11,7 +11,7 @@ import {
   type Role,
 } from "../../packages/sdk/src/index.ts";
 import { gateway, viewer } from "./client.ts";
-import { pendingStateOf, VISIBILITY_WORDS, visibilityOf } from "./lists.ts";
+import { memberCount, pendingStateOf, VISIBILITY_WORDS, visibilityOf } from "./lists.ts";
 import { $, actionButton, el, Latest } from "./ui.ts";
 
 type Mine = { state: "active"; role: Role } | { state: "invited" | "requested" | "none" };
@@ -76,7 +76,7 @@ function paintResource(resourceId: string, view: ResourceView | null, roster: Me
   $("resource").dataset.resourceId = resourceId;
   $("resource-name").textContent = view ? view.name : "A resource you cannot see";
   $("resource-facts").textContent = view
-    ? `${view.type}, ${VISIBILITY_WORDS[visibilityOf(view)]}, ${view.memberCount ?? "?"} member(s). Id: ${resourceId}`
+    ? `${view.type}, ${VISIBILITY_WORDS[visibilityOf(view)]}, ${memberCount(view.memberCount ?? 0)}. Id: ${resourceId}`
     : `It is members-only (or does not exist); you can ask to join. Id: ${resourceId}`;
   $("resource-membership").textContent = membershipWords(mine);
   $("resource").dataset.myState = mine.state;
@@ -87,7 +87,7 @@ function paintResource(resourceId: string, view: ResourceView | null, roster: Me
 }
 
 function membershipWords(mine: Mine): string {
-  if (mine.state === "active") return mine.role === "owner" ? "You own it." : `You are a ${mine.role} here.`;
+  if (mine.state === "active") return mine.role === "owner" ? "You own it." : `Your role here: ${mine.role}.`;
   if (mine.state === "invited") return "You are invited: accept or decline below.";
   if (mine.state === "requested") return "You asked to join; an admin will answer.";
   return "You are not a member.";
