@@ -5,15 +5,17 @@
  * a roster with roles and states, invite by id, accept and decline, request and an admin's accept or
  * reject, join and leave a public one, change a role, remove, delete, and the refusals in words.
  * Then the truth about sessions: signing out leaves nothing of the user on screen, an operator's
- * revocation (admin API) is noticed on focus and on the next call and said in words, and a replayed
- * or refused sign-in redirect leaves the page showing the real session with a readable error.
+ * revocation (admin API) is noticed on focus, by the periodic check and by the next call, and said in
+ * words, and a replayed or refused sign-in redirect leaves the page showing the real session with a
+ * readable error.
  * What the page claims is checked against the gateway's API where it matters.
  *
  * The tests share one stack and run in order: each builds on the resources the previous ones made.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { DEMO_ADMIN_TOKEN, launchChromium, startDemoStack } from "../helpers/demo-stack.ts";
+import { gatewayCall, pauseClock, revokeSessionsOf, signInDemo } from "../helpers/demo-page.ts";
+import { launchChromium, startDemoStack } from "../helpers/demo-stack.ts";
 
 let stack: Awaited<ReturnType<typeof startDemoStack>>;
 let browser: Browser;
@@ -53,39 +55,12 @@ afterAll(async () => {
   await stack?.stop();
 }, 30_000);
 
-/** Signs in through the provider's login page (and the consent page, the first time); the callback URL. */
-async function signIn(page: Page, username: string): Promise<string> {
-  await page.goto(`${stack.demoUrl}/`);
-  await page.waitForSelector("body[data-state=signed-out]");
-  const callback = page.waitForRequest(
-    (request) =>
-      request.isNavigationRequest() &&
-      request.url().startsWith(`${stack.demoUrl}/`) &&
-      new URL(request.url()).searchParams.has("code"),
-  );
-  await page.click("#sign-in");
-  await page.waitForURL((url) => url.pathname === "/login");
-  await page.fill("input[name=username]", username);
-  await Promise.all([
-    page.waitForURL((url) => url.pathname === "/auth/consent" || url.origin === stack.demoUrl),
-    page.press("input[name=username]", "Enter"),
-  ]);
-  if (new URL(page.url()).pathname === "/auth/consent") await page.click("#accept");
-  const url = (await callback).url();
-  await page.waitForSelector(`body[data-state=signed-in] #user:text-is("${username}")`);
-  return url;
-}
+const signIn = (page: Page, username: string) => signInDemo(page, stack.demoUrl, username);
+/** The gateway's API as the page's user, bypassing the demo's code: the stored truth. */
+const api = (page: Page, method: string, path: string) => gatewayCall(page, stack.url, method, path);
 
-/** The gateway's API as the page's user (their cookies), bypassing the demo: the stored truth. */
-async function api(page: Page, method: string, path: string): Promise<{ status: number; body: any }> {
-  return page.evaluate(
-    async ({ url, method }) => {
-      const headers: Record<string, string> = method === "GET" ? {} : { "x-service-csrf": "1" };
-      const response = await fetch(url, { method, headers, credentials: "include" });
-      return { status: response.status, body: await response.json() };
-    },
-    { url: `${stack.url}${path}`, method },
-  );
+async function revokeAll(userId: string) {
+  expect(await revokeSessionsOf(stack.adminUrl, userId)).toBeGreaterThan(0);
 }
 
 async function rosterOf(page: Page, name: string) {
@@ -361,7 +336,7 @@ describe("the demo app, two people in Chromium", () => {
   test("an operator's revocation is noticed when the window gets focus, and said in words", async () => {
     await bob.waitForSelector(`#mine ${row("Blue project")}`);
     await pauseClock(bob); // no periodic check can notice it: only the focus
-    await revokeSessionsOf("bob");
+    await revokeAll("bob");
     // What a browser fires when the person comes back to the window.
     await bob.evaluate(() => window.dispatchEvent(new Event("focus")));
     await bob.waitForSelector("body[data-state=signed-out]");
@@ -380,7 +355,7 @@ describe("the demo app, two people in Chromium", () => {
     await signIn(dave, "dave");
     await create(dave, "Dave's drafts", "project");
     await pauseClock(dave);
-    await revokeSessionsOf("dave");
+    await revokeAll("dave");
     await dave.clock.runFor("01:00"); // a minute passes with the page open and untouched
     await dave.waitForSelector("body[data-state=signed-out]");
     await dave.waitForSelector(
@@ -393,7 +368,7 @@ describe("the demo app, two people in Chromium", () => {
     const carol = await newPage();
     await signIn(carol, "carol");
     await create(carol, "Carol's notes", "project");
-    await revokeSessionsOf("carol");
+    await revokeAll("carol");
     await carol.click("#reload"); // the list calls are refused, the refresh too: the session ended
     await carol.waitForSelector("body[data-state=signed-out]");
     await carol.waitForSelector(
@@ -431,25 +406,6 @@ describe("the demo app, two people in Chromium", () => {
     expect(pageErrors).toEqual([]);
   }, 60_000);
 });
-
-/** Stops the page's clock: from here only runFor fires its timers. */
-async function pauseClock(page: Page) {
-  await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 1);
-}
-
-async function revokeSessionsOf(userId: string) {
-  const headers = { authorization: `Bearer ${DEMO_ADMIN_TOKEN}` };
-  const live = await fetch(`${stack.adminUrl}/admin/v1/sessions?userId=${userId}`, { headers });
-  const { sessions } = (await live.json()) as { sessions: Array<{ id: string }> };
-  expect(sessions.length).toBeGreaterThan(0);
-  for (const session of sessions) {
-    const revoked = await fetch(`${stack.adminUrl}/admin/v1/sessions/${session.id}`, {
-      method: "DELETE",
-      headers,
-    });
-    expect(revoked.status).toBe(200);
-  }
-}
 
 /** Nothing on the page, shown or hidden, names the user or any resource this test made. */
 async function expectNothingOf(page: Page, userId: string) {
