@@ -405,6 +405,37 @@ describe("the demo app, two people in Chromium", () => {
       expect(await page.textContent("#error")).not.toMatch(/bearer|state_mismatch/);
     expect(pageErrors).toEqual([]);
   }, 60_000);
+
+  test("an answer that arrives after the sign-out is not painted", async () => {
+    await alice.waitForSelector(`#mine ${row("Red team")}`);
+    // Hold alice's "my resources" answer (fetched while she is signed in) until she has signed out.
+    let fetched!: () => void;
+    const answered = new Promise<void>((resolve) => {
+      fetched = resolve;
+    });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const mine = (url: URL) => url.pathname === "/v1/resources" && url.search === "";
+    await alice.route(mine, async (route) => {
+      const response = await route.fetch();
+      fetched();
+      await released;
+      await route.fulfill({ response });
+    });
+    await alice.click("#reload");
+    await answered;
+    await alice.click("#sign-out");
+    await alice.waitForSelector("body[data-state=signed-out]");
+
+    const finished = alice.waitForEvent("requestfinished", (request) => mine(new URL(request.url())));
+    release();
+    await finished;
+    await alice.evaluate(async () => (await fetch("/config.json")).text()); // let the page take it in
+    await expectNothingOf(alice, "alice");
+    await alice.unroute(mine);
+  }, 60_000);
 });
 
 /** Nothing on the page, shown or hidden, names the user or any resource this test made. */
