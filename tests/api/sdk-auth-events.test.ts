@@ -70,6 +70,31 @@ describe("auth.onChange", () => {
     expect(heard).toHaveLength(2);
   });
 
+  test("a call whose 401 arrives after the refusal fails the same way, without a second refresh", async () => {
+    const { browser, sessionId } = await signedInClient("events-late-401");
+    // The second list call's answer is held until the first call has failed: its refresh was refused.
+    let firstFailed: Promise<unknown> = Promise.resolve();
+    const paths: string[] = [];
+    const client = createClient({
+      gatewayUrl: stack.url,
+      clientId: "test-web",
+      fetch: async (url, init) => {
+        const path = new URL(String(url)).pathname;
+        const nth = paths.push(path) && paths.filter((p) => p === path).length;
+        const response = await browser.fetch(String(url), init);
+        if (path === "/v1/resources" && nth === 2) await firstFailed;
+        return response;
+      },
+    });
+    await stack.running.gateway.sessions.revoke(sessionId, "admin");
+    const first = failure(client.resource.list());
+    firstFailed = first;
+    const second = failure(client.resource.list());
+    expect(await first).toMatchObject({ status: 401, reason: "revoked" });
+    expect(await second).toMatchObject({ status: 401, reason: "revoked" });
+    expect(paths.filter((path) => path === "/auth/refresh")).toHaveLength(1);
+  });
+
   test("a sign-out in another tab: the next getSession hears session_ended with reason signed_out", async () => {
     const { browser, client, heard } = await signedInClient("events-other-tab");
     await client.auth.getSession();

@@ -65,8 +65,9 @@ export class Transport {
   readonly state = new AuthState();
   private readonly fetchImpl: FetchLike;
   private refreshing: Promise<Refreshed> | undefined;
-  /** Refreshes that succeeded so far: a 401 to a call sent before the latest one just retries. */
-  private refreshes = 0;
+  /** Refreshes the gateway answered (rotated or refused) so far, and the latest such answer. */
+  private answered = 0;
+  private latest: Refreshed | undefined;
 
   constructor(
     readonly options: TransportOptions,
@@ -82,11 +83,12 @@ export class Transport {
   }
 
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
-    const seen = this.refreshes;
+    const seen = this.answered;
     let response = await this.send(method, path, options.body);
     if (response.status === 401 && !options.noRetry && this.mode !== "token") {
-      // A refresh that finished after this call was sent already gave it a fresh cookie.
-      const refreshed = this.refreshes !== seen ? { ok: true as const } : await this.refreshOnce();
+      // A refresh answered after this call was sent already says what the call should do: retry with
+      // the fresh cookie, or fail as that refusal did (the session ended meanwhile).
+      const refreshed = this.answered !== seen && this.latest ? this.latest : await this.refreshOnce();
       if (refreshed.ok || refreshed.refused) await response.body?.cancel();
       if (refreshed.refused) throw refreshed.refused;
       if (refreshed.ok) response = await this.send(method, path, options.body);
@@ -100,19 +102,25 @@ export class Transport {
       .then(async (response): Promise<Refreshed> => {
         if (response.ok) {
           await response.body?.cancel();
-          this.refreshes++;
-          return { ok: true };
+          return this.answer({ ok: true });
         }
         const refused = await this.read(response).catch((error: unknown) => error);
+        // A provider or network failure says nothing about the session: the next 401 tries again.
         if (!(refused instanceof GatewayError) || refused.status !== 401) return { ok: false };
         this.state.ended(refused.reason ?? "expired");
-        return { ok: false, refused };
+        return this.answer({ ok: false, refused });
       })
       .catch(() => ({ ok: false }))
       .finally(() => {
         this.refreshing = undefined;
       });
     return this.refreshing;
+  }
+
+  private answer(outcome: Refreshed): Refreshed {
+    this.answered++;
+    this.latest = outcome;
+    return outcome;
   }
 
   /** One call, bounded by `timeoutMs`; a call that gets no answer rejects with a GatewayError. */
