@@ -44,6 +44,10 @@ const RESOURCE_ACTIONS = new Set([
   "leave",
   "setRole",
   "remove",
+  "transferOwnership",
+  "acceptOwnership",
+  "declineOwnership",
+  "cancelOwnership",
 ]);
 const PATTERNS: Array<[RegExp, string | ((m: RegExpExecArray) => string | undefined)]> = [
   [
