@@ -198,6 +198,8 @@ describe("real answers validate against the documents", () => {
     await kit.raw("/v1/resources");
     await kit.raw("/v1/me", { headers: { authorization: "Bearer not-known" } });
     await kit.get("alice", "/v1/me");
+    await kit.get("alice", "/v1/me/export");
+    await kit.raw("/v1/me/export");
     await kit.h("dave", "tight-web");
     await awayFromMinuteEdge();
     for (let i = 0; i < 3; i++) await kit.get("dave", "/v1/resources", "tight-web");
@@ -237,6 +239,8 @@ describe("real answers validate against the documents", () => {
       "/admin/v1/sessions?limit=2",
       "/admin/v1/sessions?limit=x",
       "/admin/v1/users/bob",
+      "/admin/v1/users/bob/export",
+      "/admin/v1/users/b%00b/export",
       "/admin/v1/pending",
       "/admin/v1/pending?state=nope",
       "/admin/v1/resources?type=team",

@@ -280,6 +280,22 @@ describe("resource", () => {
     ]);
   });
 
+  test("auth.exportData: the signed-in user's export, no token in it", async () => {
+    const carol = clientFor("carol");
+    const team = await carol.resource.create("team", { name: "Carol's export" });
+    sent.length = 0;
+    const data = await carol.auth.exportData();
+    expect(sent.map((s) => `${s.method} ${s.path}`)).toEqual(["GET /v1/me/export"]);
+    expect(data.userId).toBe("carol");
+    expect(data.resourcesOwned.map((r) => r.id)).toContain(team.id);
+    expect(data.sessions.length).toBeGreaterThan(0);
+    expect(JSON.stringify(data)).not.toMatch(/token|cookie/i);
+    const refused = (await clientFor(null)
+      .auth.exportData()
+      .catch((e: unknown) => e)) as GatewayError;
+    expect({ status: refused.status, code: refused.code }).toEqual({ status: 401, code: "unauthenticated" });
+  });
+
   test("refusals surface as one typed error with status and code", async () => {
     const bob = clientFor("bob");
     const team = await clientFor("alice").resource.create("team", { name: "Private" });
