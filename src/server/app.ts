@@ -5,6 +5,7 @@
  * serve them on 127.0.0.1.
  */
 import { Elysia } from "elysia";
+import { exportUser } from "./accounts/export.ts";
 import { adminRoutes } from "./admin/routes.ts";
 import { consentRoutes } from "./auth/consent-routes.ts";
 import { authRoutes } from "./auth/routes.ts";
@@ -14,7 +15,7 @@ import { plumbing } from "./http/plumbing.ts";
 import { resolvePrincipal } from "./http/principal.ts";
 import { landingPage, landingScript } from "./landing.ts";
 import { type Readiness, readiness } from "./readiness.ts";
-import { resourceRoutes } from "./resources/routes.ts";
+import { apiPrincipal, resourceRoutes } from "./resources/routes.ts";
 import { ADMIN_DOCUMENT, appDocs as docs, publicDocument } from "./responses.ts";
 
 export interface PublicAppOptions {
@@ -62,6 +63,14 @@ export function buildPublicApp(gateway: Gateway, options: PublicAppOptions = {})
           return shape(await resolvePrincipal(gateway, request));
         },
         { detail: docs.me },
+      )
+      // The caller's own data, everything this service holds about them (apps included): one document.
+      .get(
+        "/v1/me/export",
+        async ({ request }) => exportUser(gateway.storage, (await apiPrincipal(gateway, request)).userId),
+        {
+          detail: docs.meExport,
+        },
       )
       .use(openApiRoute(publicDocument(gateway.sessions.cookieName)))
   );

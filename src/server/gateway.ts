@@ -24,6 +24,7 @@ import { HydraClient } from "./idp/hydra.ts";
 import { KratosClient } from "./idp/kratos.ts";
 import { TokenCache } from "./idp/token-cache.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
+import { OwnershipService } from "./resources/ownership.ts";
 import { MembershipService } from "./resources/service.ts";
 import { ResourceStore } from "./resources/store.ts";
 
@@ -51,6 +52,8 @@ export interface Gateway {
   sessions: SessionService;
   consentHooks: ConsentHooks;
   membership: MembershipService;
+  /** Ownership offers: transfer, accept, decline, cancel. */
+  ownership: OwnershipService;
   seam: DataSeam;
   budgets: Budgets;
   queries: AdminQueries;
@@ -136,6 +139,7 @@ export async function createGateway({
       },
     },
     membership,
+    ownership: new OwnershipService(storage, membership),
     seam,
     budgets: new Budgets(apps, storage),
     queries: new AdminQueries(storage),

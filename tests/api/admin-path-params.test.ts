@@ -44,6 +44,7 @@ test("the admin routes with a path parameter are all enumerated", () => {
     "DELETE /admin/v1/sessions/:id",
     "GET /admin/v1/resources/:id/members",
     "GET /admin/v1/users/:id",
+    "GET /admin/v1/users/:id/export",
     "POST /admin/v1/apps/:id/deploy",
   ]);
 });

@@ -235,6 +235,67 @@ describe("resource", () => {
     await expect(alice.resource.get(team.id)).rejects.toMatchObject({ status: 404, code: "not_found" });
   });
 
+  test("ownership: transferOwnership, declineOwnership, cancelOwnership, acceptOwnership, and their refusals", async () => {
+    const alice = clientFor("alice");
+    const bob = clientFor("bob");
+    const team = await alice.resource.create("team", { name: "Handover" });
+    await alice.resource(team.id).members.invite("bob");
+    await bob.resource(team.id).members.accept();
+    sent.length = 0;
+    expect(await alice.resource(team.id).transferOwnership("bob")).toEqual({
+      ok: true,
+      state: "offered",
+      userId: "bob",
+    });
+    expect(await bob.resource(team.id).declineOwnership()).toEqual({ ok: true });
+    await alice.resource(team.id).transferOwnership("bob");
+    expect(await alice.resource(team.id).cancelOwnership()).toEqual({ ok: true });
+    const refused = (await bob
+      .resource(team.id)
+      .acceptOwnership()
+      .catch((e: unknown) => e)) as GatewayError;
+    expect(refused).toBeInstanceOf(GatewayError);
+    expect({ status: refused.status, code: refused.code }).toEqual({ status: 404, code: "no_pending_offer" });
+    await alice.resource(team.id).transferOwnership("bob");
+    expect(await bob.resource(team.id).acceptOwnership()).toEqual({ ok: true, role: "owner" });
+    expect(await bob.resource(team.id).members.list()).toEqual([
+      { userId: "alice", role: "admin", state: "active" },
+      { userId: "bob", role: "owner", state: "active" },
+    ]);
+    const notOwner = (await alice
+      .resource(team.id)
+      .transferOwnership("bob")
+      .catch((e: unknown) => e)) as GatewayError;
+    expect({ status: notOwner.status, code: notOwner.code }).toEqual({ status: 403, code: "forbidden" });
+    expect(sent.map((s) => `${s.method} ${s.path} ${JSON.stringify(s.body)}`)).toEqual([
+      `POST /v1/resources/${team.id}/transferOwnership {"userId":"bob"}`,
+      `POST /v1/resources/${team.id}/declineOwnership {}`,
+      `POST /v1/resources/${team.id}/transferOwnership {"userId":"bob"}`,
+      `POST /v1/resources/${team.id}/cancelOwnership {}`,
+      `POST /v1/resources/${team.id}/acceptOwnership {}`,
+      `POST /v1/resources/${team.id}/transferOwnership {"userId":"bob"}`,
+      `POST /v1/resources/${team.id}/acceptOwnership {}`,
+      `GET /v1/resources/${team.id}/members undefined`,
+      `POST /v1/resources/${team.id}/transferOwnership {"userId":"bob"}`,
+    ]);
+  });
+
+  test("auth.exportData: the signed-in user's export, no token in it", async () => {
+    const carol = clientFor("carol");
+    const team = await carol.resource.create("team", { name: "Carol's export" });
+    sent.length = 0;
+    const data = await carol.auth.exportData();
+    expect(sent.map((s) => `${s.method} ${s.path}`)).toEqual(["GET /v1/me/export"]);
+    expect(data.userId).toBe("carol");
+    expect(data.resourcesOwned.map((r) => r.id)).toContain(team.id);
+    expect(data.sessions.length).toBeGreaterThan(0);
+    expect(JSON.stringify(data)).not.toMatch(/token|cookie/i);
+    const refused = (await clientFor(null)
+      .auth.exportData()
+      .catch((e: unknown) => e)) as GatewayError;
+    expect({ status: refused.status, code: refused.code }).toEqual({ status: 401, code: "unauthenticated" });
+  });
+
   test("refusals surface as one typed error with status and code", async () => {
     const bob = clientFor("bob");
     const team = await clientFor("alice").resource.create("team", { name: "Private" });

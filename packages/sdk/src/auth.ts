@@ -6,7 +6,7 @@
 import type { AuthListener } from "./auth-state.ts";
 import type { SessionEndReason } from "./codes.gen.ts";
 import { GatewayError, type Transport } from "./transport.ts";
-import type { Session } from "./types.ts";
+import type { Session, UserExport } from "./types.ts";
 import { web } from "./web.ts";
 
 const STORAGE_KEY = "session-gateway:pkce";
@@ -138,6 +138,15 @@ export function authApi(transport: Transport) {
       const reason = session.reason ?? "no_session";
       transport.state.ended(reason);
       return { authenticated: false, reason };
+    },
+
+    /**
+     * Everything the gateway holds about the signed-in user, as one JSON document (sessions without
+     * tokens, memberships, resources owned, pending invites and ownership offers, credits, linked rows,
+     * and the audit events about the user).
+     */
+    exportData(): Promise<UserExport> {
+      return transport.request<UserExport>("GET", "/v1/me/export");
     },
 
     /** Signs out: the gateway revokes the refresh token and clears its cookies. */

@@ -38,13 +38,16 @@ export type ResourceApi = ReturnType<typeof resourceApi>;
 
 /** A page's client: sign in and out through the gateway, then call the API with the session cookie. */
 export interface BrowserClient {
-  auth: Pick<AuthApi, "signIn" | "handleRedirectCallback" | "getSession" | "signOut" | "onChange">;
+  auth: Pick<
+    AuthApi,
+    "signIn" | "handleRedirectCallback" | "getSession" | "exportData" | "signOut" | "onChange"
+  >;
   resource: ResourceApi;
 }
 
 /** A server's client: calls as the access token's user (`getSession()` says who that is). */
 export interface ServerClient {
-  auth: Pick<AuthApi, "getSession">;
+  auth: Pick<AuthApi, "getSession" | "exportData">;
   resource: ResourceApi;
 }
 
@@ -62,7 +65,7 @@ export function createClient(options: ClientOptions): BrowserClient | ServerClie
  * refreshed session (or drops one that ended).
  */
 export interface RequestClient {
-  auth: Pick<AuthApi, "getSession">;
+  auth: Pick<AuthApi, "getSession" | "exportData">;
   resource: ResourceApi;
   /** The gateway's `Set-Cookie`s to pass on in the response (empty when nothing changed). */
   setCookies(): string[];
@@ -73,7 +76,7 @@ export function createServerClient(options: RequestClientOptions): RequestClient
   const { gatewayUrl, timeoutMs, fetch } = options;
   const transport = new Transport({ gatewayUrl, timeoutMs, fetch }, jar);
   return {
-    auth: { getSession: authApi(transport).getSession },
+    auth: (({ getSession, exportData }) => ({ getSession, exportData }))(authApi(transport)),
     resource: resourceApi(transport),
     setCookies: () => jar.setCookies(),
   };

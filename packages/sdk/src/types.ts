@@ -127,3 +127,60 @@ export interface TransportOptions extends CommonOptions {
 export interface RequestClientOptions extends CommonOptions {
   request: IncomingRequest;
 }
+
+/**
+ * `auth.exportData()`: everything the gateway holds about the signed-in user. Times are ISO 8601;
+ * sessions carry no token. `data` fields are what the data service linked, as it sent them.
+ */
+export interface UserExport {
+  userId: string;
+  exportedAt: string;
+  sessions: Array<{
+    id: string;
+    clientId: string;
+    createdAt: string;
+    lastSeenAt: string;
+    expiresAt: string;
+    endedAt: string | null;
+    endReason: string | null;
+  }>;
+  memberships: Array<{
+    resourceId: string;
+    appId: string;
+    type: string;
+    name: string;
+    role: Role;
+    state: MemberState;
+    invitedBy: string | null;
+    since: string;
+  }>;
+  resourcesOwned: Array<{
+    id: string;
+    appId: string;
+    type: string;
+    name: string;
+    memberCount: number;
+    createdAt: string;
+  }>;
+  invitesSent: Array<{ resourceId: string; userId: string; role: Role; createdAt: string }>;
+  ownershipOffers: {
+    received: Array<{ resourceId: string; offeredBy: string; createdAt: string }>;
+    made: Array<{ resourceId: string; userId: string; createdAt: string }>;
+  };
+  credits: { balanceUsd: number; entries: Array<{ kind: string; amountUsd: number; createdAt: string }> };
+  links: Array<{
+    resourceId: string;
+    table: string;
+    rows: Array<{ rowId: string; hidden: boolean; data: unknown; createdAt: string }>;
+  }>;
+  retained: Array<{ resourceId: string; table: string; rowId: string; data: unknown; createdAt: string }>;
+  events: Array<{
+    id: number;
+    type: string;
+    actor: string | null;
+    resourceId: string | null;
+    userId: string | null;
+    data: unknown;
+    at: string;
+  }>;
+}

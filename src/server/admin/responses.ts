@@ -4,6 +4,7 @@
  * listener's, documented once for all its routes (ADMIN_DOCUMENT in ../responses.ts).
  */
 import { Type as T } from "@sinclair/typebox";
+import { UserExportModel } from "../accounts/model.ts";
 import {
   DateTime,
   type ErrorStatus,
@@ -123,6 +124,12 @@ export const adminDocs = {
     [400, 404],
   ),
   user: doc("getUser", "A user: credit, sessions, memberships", { 200: json(User) }, [400]),
+  userExport: doc(
+    "exportUserData",
+    "Everything this service holds about a user (what `GET /v1/me/export` gives the user)",
+    { 200: json(UserExportModel) },
+    [400],
+  ),
   pending: doc(
     "listPending",
     "Pending invites and requests, newest first",

@@ -4,6 +4,7 @@
  * with no ADMIN_TOKEN configured every call is refused with 503 `admin_disabled`.
  */
 import { Elysia, t } from "elysia";
+import { exportUser } from "../accounts/export.ts";
 import { balanceMicros, hasWelcomeCredit } from "../credits/ledger.ts";
 import type { Gateway } from "../gateway.ts";
 import { ApiError, errors } from "../http/errors.ts";
@@ -77,6 +78,10 @@ export function adminRoutes(gateway: Gateway) {
       }),
       { params: adminParams("id"), detail: docs.user },
     )
+    .get("/admin/v1/users/:id/export", ({ params }) => exportUser(gateway.storage, params.id), {
+      params: adminParams("id"),
+      detail: docs.userExport,
+    })
     .get(
       "/admin/v1/pending",
       ({ query }) => queries.pending(query.state, parseLimit(query.limit), parseCursor(query.cursor)),

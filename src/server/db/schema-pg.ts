@@ -162,6 +162,19 @@ export const resourceLinks = pgTable(
   ],
 );
 
+export const ownershipOffers = pgTable(
+  "ownership_offers",
+  {
+    resourceId: text("resource_id")
+      .primaryKey()
+      .references(() => resources.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull(),
+    offeredBy: text("offered_by").notNull(),
+    createdAt: ms("created_at").notNull(),
+  },
+  (t) => [index("ownership_offers_user").on(t.userId)],
+);
+
 export const retainedRows = pgTable(
   "retained_rows",
   {

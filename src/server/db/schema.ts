@@ -167,6 +167,24 @@ export const resourceLinks = sqliteTable(
   ],
 );
 
+/**
+ * Pending ownership offers: at most one per resource (a new offer replaces it). An offer lives while
+ * its target is an active member: leaving or being removed ends it in the same transaction, and it
+ * goes with its resource.
+ */
+export const ownershipOffers = sqliteTable(
+  "ownership_offers",
+  {
+    resourceId: text("resource_id")
+      .primaryKey()
+      .references(() => resources.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull(),
+    offeredBy: text("offered_by").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("ownership_offers_user").on(t.userId)],
+);
+
 /** `retain` copies: rows that became the resource's own when their contributor left or was removed. */
 export const retainedRows = sqliteTable(
   "retained_rows",

@@ -14,6 +14,7 @@ import type { MemberRow, ResourceRow, ResourceStore } from "./store.ts";
 import {
   type Change,
   decide,
+  endsOfferTo,
   type RefusalCode,
   type ResourceFacts,
   type Trigger,
@@ -38,14 +39,17 @@ const MESSAGES: Record<RefusalCode | "unknown_type" | "reserved_type", string> =
   owner_cannot_leave: "The owner cannot leave the resource.",
   not_a_member: "Not a member of this resource.",
   app_resource_undeletable: "The app resource cannot be deleted.",
+  app_resource_untransferable: "Resources owned by the app (_app and statics) never change owner.",
+  no_pending_offer: "There is no pending ownership offer to accept, decline or cancel.",
   unknown_type: "Unknown resource type.",
   reserved_type: "This resource type is reserved.",
 };
 
 export const notFound = () => new ApiError(404, "not_found", MESSAGES.not_found);
-const refusal = (code: keyof typeof MESSAGES, status: number) => new ApiError(status, code, MESSAGES[code]);
+export const refusal = (code: keyof typeof MESSAGES, status: number) =>
+  new ApiError(status, code, MESSAGES[code]);
 
-const EVENT: Record<Trigger["kind"], string> = {
+export const EVENT: Record<Trigger["kind"], string> = {
   invite: "member.invited",
   request: "member.requested",
   acceptInvite: "member.accepted",
@@ -58,6 +62,10 @@ const EVENT: Record<Trigger["kind"], string> = {
   remove: "member.removed",
   leave: "member.left",
   delete: "resource.deleted",
+  transferOwnership: "ownership.offered",
+  acceptOwnership: "ownership.accepted",
+  declineOwnership: "ownership.declined",
+  cancelOwnership: "ownership.cancelled",
 };
 
 export interface CreateResourceOptions {
@@ -90,6 +98,7 @@ export class MembershipService {
     return {
       isPublic: resource.visibility === "public",
       isAppResource: resource.type === "_app",
+      isAppOwned: resource.ownerKind === "app",
       defaultRole: type.defaultRole,
       grantCeiling: type.grantCeiling,
     };
@@ -239,11 +248,32 @@ export class MembershipService {
       case "drop":
         this.store.deleteMember(tx, resource.id, userId);
         if (before?.state === "active") this.store.addToCount(tx, resource, -1);
+        if (endsOfferTo(change, before) && (await this.store.deleteOfferTo(tx, resource.id, userId)))
+          appendEvent(tx, {
+            type: "ownership.invalidated",
+            actor: actorId,
+            resourceId: resource.id,
+            userId,
+            data: { reason: actorId === userId ? "left" : "removed" },
+          });
         if (change.policies) await this.seam.applyMemberRemoval(tx, resource.appId, resource.id, userId, now);
         return;
       case "deleteResource":
         // Members, links and retained copies go with it (foreign keys ON DELETE CASCADE).
         this.store.deleteResource(tx, resource.id);
+        return;
+      case "offerOwnership":
+        this.store.putOffer(tx, { resourceId: resource.id, userId, offeredBy: actorId, createdAt: now });
+        return;
+      case "takeOwnership":
+        // One owner before and after: the previous owner steps down to admin in the same transaction.
+        this.store.updateMember(tx, resource.id, resource.ownerId, "admin", "active", now);
+        this.store.updateMember(tx, resource.id, userId, "owner", "active", now);
+        this.store.setOwner(tx, resource.id, userId);
+        this.store.deleteOffer(tx, resource.id);
+        return;
+      case "endOffer":
+        this.store.deleteOffer(tx, resource.id);
         return;
       case "none":
         return;
