@@ -6,7 +6,7 @@
 import type { AuthListener } from "./auth-state.ts";
 import type { SessionEndReason } from "./codes.gen.ts";
 import { GatewayError, type Transport } from "./transport.ts";
-import type { Session, UserExport } from "./types.ts";
+import type { DeletionReport, Session, UserExport } from "./types.ts";
 import { web } from "./web.ts";
 
 const STORAGE_KEY = "session-gateway:pkce";
@@ -51,8 +51,11 @@ export function authApi(transport: Transport) {
   const options = transport.options;
 
   return {
-    /** Sends the browser to the gateway's /auth/authorize with a fresh PKCE challenge and state. */
-    async signIn(): Promise<void> {
+    /**
+     * Sends the browser to the gateway's /auth/authorize with a fresh PKCE challenge and state;
+     * `prompt: "login"` asks the provider to sign the person in again (before `deleteAccount()`).
+     */
+    async signIn(opts: { prompt?: string } = {}): Promise<void> {
       browserOnly("signIn");
       const pending: Pending = {
         verifier: random(),
@@ -70,6 +73,7 @@ export function authApi(transport: Transport) {
         nonce: pending.nonce,
         code_challenge: await challengeOf(pending.verifier),
         code_challenge_method: "S256",
+        ...opts,
       });
       web.location.assign(`${transport.base}/auth/authorize?${query}`);
     },
@@ -147,6 +151,16 @@ export function authApi(transport: Transport) {
      */
     exportData(): Promise<UserExport> {
       return transport.request<UserExport>("GET", "/v1/me/export");
+    },
+
+    /**
+     * Deletes the signed-in user's account and signs out. Needs a sign-in within the last 10 minutes:
+     * else it fails with `reauthentication_required` (call `signIn({ prompt: "login" })`, then retry).
+     */
+    async deleteAccount(): Promise<DeletionReport> {
+      const report = await transport.request<DeletionReport>("DELETE", "/v1/me");
+      transport.state.ended("deleted");
+      return report;
     },
 
     /** Signs out: the gateway revokes the refresh token and clears its cookies. */

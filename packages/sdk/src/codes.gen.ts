@@ -41,6 +41,7 @@ export const API_ERROR_CODES = [
   "owner_cannot_leave",
   "payload_too_large",
   "pending_membership",
+  "reauthentication_required",
   "request_timeout",
   "reserved_type",
   "role_above_ceiling",
@@ -52,6 +53,7 @@ export const API_ERROR_CODES = [
   "unknown_client",
   "unknown_type",
   "unsupported_media_type",
+  "user_deleted",
 ] as const;
 
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
@@ -63,6 +65,7 @@ export const SESSION_END_REASONS = [
   "expired",
   "reused",
   "replaced",
+  "deleted",
   "no_session",
 ] as const;
 

@@ -184,3 +184,24 @@ export interface UserExport {
     at: string;
   }>;
 }
+
+/**
+ * `auth.deleteAccount()`: what the deletion did. Owned resources passed to their longest-standing admin
+ * (else member) or were deleted; per shared table, the row ids for the data service to delete, the ones
+ * kept as "Deleted user" and the ones copied into their resource. `deletedNow` is false on a repeat.
+ */
+export interface DeletionReport {
+  userId: string;
+  pseudonym: string;
+  deletedAt: string;
+  deletedNow: boolean;
+  resources: { transferred: Array<{ resourceId: string; to: string }>; deleted: string[] };
+  membershipsEnded: number;
+  invitesCancelled: number;
+  offersEnded: number;
+  sessionsEnded: number;
+  sharedTables: Record<
+    string,
+    { policy: "remove" | "tombstone" | "retain"; delete: string[]; tombstoned: string[]; retained: string[] }
+  >;
+}

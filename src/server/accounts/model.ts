@@ -118,3 +118,46 @@ export const UserExportModel = T.Object(
 );
 
 export type UserExport = Static<typeof UserExportModel>;
+
+const PolicyOutcome = T.Object(
+  {
+    policy: T.Union([T.Literal("remove"), T.Literal("tombstone"), T.Literal("retain")]),
+    delete: T.Array(T.String(), {
+      description:
+        "Row ids for the data service to delete (removed rows, and the originals of retained ones).",
+    }),
+    tombstoned: T.Array(T.String(), {
+      description: "Row ids kept in place, authored by the deleted-user profile.",
+    }),
+    retained: T.Array(T.String(), { description: "Row ids copied into resource ownership." }),
+  },
+  Strict,
+);
+
+/** What an account deletion did: the answer of both delete routes and the `user.deleted` event's data. */
+export const DeletionReportModel = T.Object(
+  {
+    userId: T.String({
+      description: "The id that was deleted (only in the answer: stored data keep the pseudonym).",
+    }),
+    pseudonym: T.String({ description: "What the ledger and the audit events call the user from now on." }),
+    deletedAt: Time,
+    /** False when the account had already been deleted: this is the first deletion's report. */
+    deletedNow: T.Boolean(),
+    resources: T.Object(
+      {
+        transferred: T.Array(T.Object({ resourceId: T.String(), to: T.String() }, Strict)),
+        deleted: T.Array(T.String()),
+      },
+      Strict,
+    ),
+    membershipsEnded: T.Integer({ minimum: 0 }),
+    invitesCancelled: T.Integer({ minimum: 0 }),
+    offersEnded: T.Integer({ minimum: 0 }),
+    sessionsEnded: T.Integer({ minimum: 0 }),
+    sharedTables: T.Record(T.String(), PolicyOutcome),
+  },
+  Strict,
+);
+
+export type DeletionReport = Static<typeof DeletionReportModel>;

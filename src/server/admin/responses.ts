@@ -4,7 +4,7 @@
  * listener's, documented once for all its routes (ADMIN_DOCUMENT in ../responses.ts).
  */
 import { Type as T } from "@sinclair/typebox";
-import { UserExportModel } from "../accounts/model.ts";
+import { DeletionReportModel, UserExportModel } from "../accounts/model.ts";
 import {
   DateTime,
   type ErrorStatus,
@@ -124,6 +124,12 @@ export const adminDocs = {
     [400, 404],
   ),
   user: doc("getUser", "A user: credit, sessions, memberships", { 200: json(User) }, [400]),
+  deleteUser: doc(
+    "deleteUser",
+    "Delete an account: onOwnerDelete per shared table, owned resources passed on or deleted, memberships, invites, offers and sessions ended, ledger and audit events pseudonymized (idempotent: a second call answers the first report)",
+    { 200: json(DeletionReportModel) },
+    [400, 404],
+  ),
   userExport: doc(
     "exportUserData",
     "Everything this service holds about a user (what `GET /v1/me/export` gives the user)",

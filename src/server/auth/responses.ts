@@ -80,7 +80,7 @@ export const authDocs = {
     summary: "Rotate the session's tokens",
     tags: ["auth"],
     description:
-      "A 401 carries `reason` beside `code`: why the session is gone (`signed_out`, `revoked`, `expired`, `reused`, `replaced` or `no_session`).",
+      "A 401 carries `reason` beside `code`: why the session is gone (`signed_out`, `revoked`, `expired`, `reused`, `replaced`, `deleted` or `no_session`).",
     responses: { 200: json(Signed, "Refreshed.", SETS_COOKIE) },
     errors: [400, 401, 403, 502, 503],
   }),

@@ -17,6 +17,8 @@ export const SESSION_END_REASONS = [
   "reused",
   /** A new sign-in in this browser took its place. */
   "replaced",
+  /** The account was deleted (by the user, or by an operator). */
+  "deleted",
   /** The browser holds no session cookie the gateway can read. */
   "no_session",
 ] as const;
@@ -29,6 +31,7 @@ const BY_STORED_REASON: Record<string, SessionEndReason> = {
   refresh_reuse: "reused",
   refresh_invalid: "expired",
   replaced: "replaced",
+  deleted: "deleted",
 };
 
 /** The reason for a session row that is not live (any stored reason we do not name reads as revoked). */
@@ -46,6 +49,7 @@ const SAYS: Record<SessionEndReason, string> = {
   expired: "Your session expired: sign in again.",
   reused: "Your session was ended because its credentials were used from somewhere else: sign in again.",
   replaced: "A newer sign-in in this browser replaced this session.",
+  deleted: "This account has been deleted.",
   no_session: "No valid session: sign in again.",
 };
 

@@ -200,7 +200,7 @@ export class SessionService {
   }
 
   /** Revokes the session's current refresh token (and with it the grant's tokens), best effort. */
-  private async revokeAtProvider(row: SessionRow): Promise<void> {
+  async revokeAtProvider(row: SessionRow): Promise<void> {
     if (!row.refreshSealed || !this.options.hydra.configured) return;
     const token = await this.options.sealer.unsealText(row.refreshSealed);
     if (token) await this.revokeToken(row.clientId, token, row.id);

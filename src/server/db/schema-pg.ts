@@ -151,7 +151,8 @@ export const resourceLinks = pgTable(
       .references(() => resources.id, { onDelete: "cascade" }),
     tableName: text("table_name").notNull(),
     rowId: text("row_id").notNull(),
-    contributorId: text("contributor_id").notNull(),
+    /** Who linked the row; null once that user's account is deleted under `onOwnerDelete: tombstone`. */
+    contributorId: text("contributor_id"),
     hidden: boolean("hidden").notNull().default(false),
     data: text("data"),
     createdAt: ms("created_at").notNull(),
@@ -210,3 +211,10 @@ export const budgetWindows = pgTable(
   },
   (t) => [primaryKey({ columns: [t.appId, t.windowStart] })],
 );
+
+/** Deleted accounts, by pseudonym (see schema.ts). */
+export const deletedUsers = pgTable("deleted_users", {
+  pseudonym: text("pseudonym").primaryKey(),
+  deletedAt: ms("deleted_at").notNull(),
+  report: text("report").notNull(),
+});

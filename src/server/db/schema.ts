@@ -156,7 +156,8 @@ export const resourceLinks = sqliteTable(
       .references(() => resources.id, { onDelete: "cascade" }),
     tableName: text("table_name").notNull(),
     rowId: text("row_id").notNull(),
-    contributorId: text("contributor_id").notNull(),
+    /** Who linked the row; null once that user's account is deleted under `onOwnerDelete: tombstone`. */
+    contributorId: text("contributor_id"),
     hidden: integer("hidden", { mode: "boolean" }).notNull().default(false),
     data: text("data"),
     createdAt: integer("created_at").notNull(),
@@ -230,3 +231,14 @@ export const budgetWindows = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.appId, t.windowStart] })],
 );
+
+/**
+ * Deleted accounts, by pseudonym (HMAC of the user id under the sealing key: the id itself is gone).
+ * A deletion is final: membership changes naming a deleted user are refused, and a second delete
+ * answers the first one's report.
+ */
+export const deletedUsers = sqliteTable("deleted_users", {
+  pseudonym: text("pseudonym").primaryKey(),
+  deletedAt: integer("deleted_at").notNull(),
+  report: text("report").notNull(),
+});

@@ -40,6 +40,8 @@ export const API_ERROR_CODES = [
   "budget_exceeded",
   "admin_disabled",
   "already_linked",
+  "user_deleted",
+  "reauthentication_required",
   "database_busy",
   "database_unavailable",
   "too_many_token_checks",

@@ -24,7 +24,7 @@ export const ErrorBody = T.Object(
       T.String({
         pattern: "^[a-z_]+$",
         description:
-          "On a refused `/auth/refresh`: why the session is gone (`signed_out`, `revoked`, `expired`, `reused`, `replaced`, `no_session`).",
+          "On a refused `/auth/refresh`: why the session is gone (`signed_out`, `revoked`, `expired`, `reused`, `replaced`, `deleted`, `no_session`).",
       }),
     ),
   },

@@ -11,7 +11,7 @@ import type { Storage } from "../db/sql.ts";
 import { appendEvent } from "../events/log.ts";
 import type { Principal } from "../http/principal.ts";
 import { canSee } from "./access.ts";
-import { EVENT, type MembershipService, notFound, refusal } from "./service.ts";
+import { EVENT, type MembershipService, notFound, refusal, refuseDeleted } from "./service.ts";
 import { decide, type OfferFacts, type OwnershipTrigger } from "./transitions.ts";
 
 export type OwnershipAction = OwnershipTrigger["kind"];
@@ -34,12 +34,14 @@ export class OwnershipService {
   ): Promise<void> {
     const { store } = this.membership;
     return this.storage.transaction(async (tx) => {
-      const [resource, actor, target, offer] = await Promise.all([
+      const [gone, resource, actor, target, offer] = await Promise.all([
+        this.membership.deleted.guard(tx, [principal.userId, targetUserId]),
         store.lockResource(resourceId, tx),
         store.getMembership(resourceId, principal.userId, tx),
         targetUserId === undefined ? undefined : store.getMembership(resourceId, targetUserId, tx),
         store.getOffer(resourceId, tx),
       ]);
+      refuseDeleted(gone, principal.userId);
       if (!resource || resource.appId !== principal.appId || !canSee(resource, actor)) throw notFound();
       const offerFacts: OfferFacts = !offer
         ? "none"

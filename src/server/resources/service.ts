@@ -3,11 +3,12 @@
  * rules (`transitions.ts`) what happens, applies the answer with `store.ts`, applies onMemberRemove
  * through the data seam, keeps `member_count`, and appends one event row. Routes stay thin.
  */
+import type { DeletedUsers } from "../accounts/pseudonym.ts";
 import type { AppRegistry, TypeConfig } from "../apps/registry.ts";
 import type { DataSeam } from "../data/seam.ts";
 import type { Storage, TransactionOptions, Tx } from "../db/sql.ts";
 import { appendEvent } from "../events/log.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, errors } from "../http/errors.ts";
 import type { Principal } from "../http/principal.ts";
 import { canSee, isOwner } from "./access.ts";
 import type { MemberRow, ResourceRow, ResourceStore } from "./store.ts";
@@ -49,6 +50,16 @@ export const notFound = () => new ApiError(404, "not_found", MESSAGES.not_found)
 export const refusal = (code: keyof typeof MESSAGES, status: number) =>
   new ApiError(status, code, MESSAGES[code]);
 
+/**
+ * Refuses a change naming a deleted user (`guard`'s answer): the caller itself reads as signed out, a
+ * target as gone.
+ */
+export function refuseDeleted(deleted: string | undefined, callerId: string): void {
+  if (deleted === undefined) return;
+  if (deleted === callerId) throw errors.unauthenticated();
+  throw new ApiError(404, "user_deleted", "That user's account has been deleted.");
+}
+
 export const EVENT: Record<Trigger["kind"], string> = {
   invite: "member.invited",
   request: "member.requested",
@@ -80,6 +91,8 @@ export class MembershipService {
     readonly store: ResourceStore,
     private readonly apps: AppRegistry,
     private readonly seam: DataSeam,
+    /** Every change takes its users' locks and refuses a deleted user (deletion is final). */
+    readonly deleted: DeletedUsers,
   ) {}
 
   typeOf(appId: string, type: string): TypeConfig {
@@ -157,12 +170,14 @@ export class MembershipService {
   ): Promise<Change> {
     return this.storage.transaction(async (tx) => {
       // Issued together (one round trip to PostgreSQL); they run in order, so the memberships are read
-      // once the resource is locked.
-      const [resource, actor, target] = await Promise.all([
+      // once the users and the resource are locked.
+      const [gone, resource, actor, target] = await Promise.all([
+        this.deleted.guard(tx, [principal.userId, targetUserId]),
         this.store.lockResource(resourceId, tx),
         this.store.getMembership(resourceId, principal.userId, tx),
         targetUserId === undefined ? undefined : this.store.getMembership(resourceId, targetUserId, tx),
       ]);
+      refuseDeleted(gone, principal.userId);
       if (!resource || resource.appId !== principal.appId) throw notFound();
       if (trigger.kind === "delete" && resource.type === "_app")
         throw refusal("app_resource_undeletable", 403);
@@ -297,10 +312,12 @@ export class MembershipService {
     write?: (tx: Tx, resource: ResourceRow) => Promise<void>,
   ): Promise<{ role: string; joined: boolean }> {
     return this.storage.transaction(async (tx) => {
-      const [resource, actor] = await Promise.all([
+      const [gone, resource, actor] = await Promise.all([
+        this.deleted.guard(tx, [userId]),
         this.store.lockResource(resourceId, tx),
         this.store.getMembership(resourceId, userId, tx),
       ]);
+      refuseDeleted(gone, "");
       if (!resource) throw notFound();
       const decision = decide(this.facts(resource), { kind: "autoJoin" }, actor);
       if (!decision.ok) throw refusal(decision.code, decision.status);
@@ -341,6 +358,7 @@ export class MembershipService {
   /** Consent's side effect: the subject joins the app's `_app` resource at its default role (idempotent). */
   joinAppResource(appId: string, userId: string, options?: TransactionOptions): Promise<boolean> {
     return this.storage.transaction(async (tx) => {
+      if (await this.deleted.guard(tx, [userId])) return false;
       const found = await this.store.findStatic(appId, "_app", "_app", tx);
       const resource = found && (await this.store.lockResource(found.id, tx));
       if (!resource) return false;
