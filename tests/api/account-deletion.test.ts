@@ -75,7 +75,7 @@ async function expectNoTrace(user: string): Promise<void> {
 }
 
 const D = "del-d";
-const ids: Record<string, string> = {};
+const ids: Json = {};
 let dCookie: Record<string, string> = {};
 let report: Json;
 
@@ -130,8 +130,8 @@ describe("DELETE /admin/v1/users/:id", () => {
       [...body.resources.transferred].sort((a: Json, b: Json) => a.resourceId.localeCompare(b.resourceId)),
     ).toEqual(
       [
-        { resourceId: ids.t1, to: "del-a1" },
-        { resourceId: ids.t2, to: "del-w2" },
+        { resourceId: ids.t1 as string, to: "del-a1" },
+        { resourceId: ids.t2 as string, to: "del-w2" },
       ].sort((a, b) => a.resourceId.localeCompare(b.resourceId)),
     );
     expect(body.resources.deleted).toEqual([ids.t3]);
