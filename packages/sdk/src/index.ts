@@ -40,7 +40,13 @@ export type ResourceApi = ReturnType<typeof resourceApi>;
 export interface BrowserClient {
   auth: Pick<
     AuthApi,
-    "signIn" | "handleRedirectCallback" | "getSession" | "exportData" | "signOut" | "onChange"
+    | "signIn"
+    | "handleRedirectCallback"
+    | "getSession"
+    | "exportData"
+    | "deleteAccount"
+    | "signOut"
+    | "onChange"
   >;
   resource: ResourceApi;
 }
@@ -65,7 +71,7 @@ export function createClient(options: ClientOptions): BrowserClient | ServerClie
  * refreshed session (or drops one that ended).
  */
 export interface RequestClient {
-  auth: Pick<AuthApi, "getSession" | "exportData">;
+  auth: Pick<AuthApi, "getSession" | "exportData" | "deleteAccount">;
   resource: ResourceApi;
   /** The gateway's `Set-Cookie`s to pass on in the response (empty when nothing changed). */
   setCookies(): string[];
@@ -76,7 +82,9 @@ export function createServerClient(options: RequestClientOptions): RequestClient
   const { gatewayUrl, timeoutMs, fetch } = options;
   const transport = new Transport({ gatewayUrl, timeoutMs, fetch }, jar);
   return {
-    auth: (({ getSession, exportData }) => ({ getSession, exportData }))(authApi(transport)),
+    auth: (({ getSession, exportData, deleteAccount }) => ({ getSession, exportData, deleteAccount }))(
+      authApi(transport),
+    ),
     resource: resourceApi(transport),
     setCookies: () => jar.setCookies(),
   };
