@@ -42,6 +42,7 @@ test("the admin routes with a path parameter are all enumerated", () => {
   expect(routes.map((r) => `${r.method} ${r.path}`).sort()).toEqual([
     "DELETE /admin/v1/pending/:resourceId/:userId",
     "DELETE /admin/v1/sessions/:id",
+    "DELETE /admin/v1/users/:id",
     "GET /admin/v1/resources/:id/members",
     "GET /admin/v1/users/:id",
     "GET /admin/v1/users/:id/export",

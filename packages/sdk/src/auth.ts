@@ -51,10 +51,7 @@ export function authApi(transport: Transport) {
   const options = transport.options;
 
   return {
-    /**
-     * Sends the browser to the gateway's /auth/authorize with a fresh PKCE challenge and state;
-     * `prompt: "login"` asks the provider to sign the person in again (before `deleteAccount()`).
-     */
+    /** Sends the browser to /auth/authorize with a fresh PKCE challenge; `prompt: "login"` signs in again. */
     async signIn(opts: { prompt?: string } = {}): Promise<void> {
       browserOnly("signIn");
       const pending: Pending = {
@@ -153,10 +150,7 @@ export function authApi(transport: Transport) {
       return transport.request<UserExport>("GET", "/v1/me/export");
     },
 
-    /**
-     * Deletes the signed-in user's account and signs out. Needs a sign-in within the last 10 minutes:
-     * else it fails with `reauthentication_required` (call `signIn({ prompt: "login" })`, then retry).
-     */
+    /** Deletes the account; needs a sign-in in the last 10 min, else `reauthentication_required`. */
     async deleteAccount(): Promise<DeletionReport> {
       const report = await transport.request<DeletionReport>("DELETE", "/v1/me");
       transport.state.ended("deleted");

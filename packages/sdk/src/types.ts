@@ -185,11 +185,7 @@ export interface UserExport {
   }>;
 }
 
-/**
- * `auth.deleteAccount()`: what the deletion did. Owned resources passed to their longest-standing admin
- * (else member) or were deleted; per shared table, the row ids for the data service to delete, the ones
- * kept as "Deleted user" and the ones copied into their resource. `deletedNow` is false on a repeat.
- */
+/** `auth.deleteAccount()`'s answer (`deletedNow` false on a repeat). */
 export interface DeletionReport {
   userId: string;
   pseudonym: string;

@@ -86,7 +86,18 @@ const Roster = Shape({
 
 const Links = Shape({
   links: T.Array(
-    Shape({ table: T.String(), rowId: T.String(), contributorId: T.String(), hidden: T.Boolean() }),
+    Shape({
+      table: T.String(),
+      rowId: T.String(),
+      contributorId: Nullable(T.String()),
+      hidden: T.Boolean(),
+      contributor: T.Optional(
+        Shape(
+          { id: T.Null(), displayName: T.Literal("Deleted user") },
+          "A tombstoned row (onOwnerDelete: tombstone): the reserved deleted-user profile.",
+        ),
+      ),
+    }),
   ),
   retained: T.Array(
     Shape({ table: T.String(), rowId: T.String(), fromUserId: T.String(), data: T.Unknown() }),
