@@ -1,10 +1,12 @@
 /**
  * Writes packages/sdk/src/codes.gen.ts: every `code` the gateway can answer with (its API error codes,
  * the membership refusals and /readyz's `not_ready`), from the server's own lists, so the SDK's
- * `GatewayError.code` union cannot drift from them. `--check` fails when the file is stale.
+ * `GatewayError.code` union cannot drift from them; and the reasons a session ends (session-end.ts).
+ * `--check` fails when the file is stale.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { SESSION_END_REASONS } from "../src/server/auth/session-end.ts";
 import { API_ERROR_CODES } from "../src/server/http/errors.ts";
 import { REFUSAL_STATUS } from "../src/server/resources/transitions.ts";
 
@@ -17,6 +19,13 @@ ${codes.map((code) => `  "${code}",`).join("\n")}
 ] as const;
 
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
+
+/** Why a session is gone: \`Session.reason\`, \`GatewayError.reason\` and \`session_ended\` changes. */
+export const SESSION_END_REASONS = [
+${SESSION_END_REASONS.map((reason) => `  "${reason}",`).join("\n")}
+] as const;
+
+export type SessionEndReason = (typeof SESSION_END_REASONS)[number];
 `;
 if (process.argv.includes("--check")) {
   let current = "";

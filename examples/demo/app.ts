@@ -1,95 +1,79 @@
-// The demo app: plain DOM and the SDK. Everything it knows about the gateway is its URL and a client id.
-import { createClient, GatewayError } from "../../packages/sdk/src/index.ts";
+/**
+ * The demo app: plain DOM and the SDK, every membership flow of the gateway on one page. This file
+ * wires the page's controls to the SDK and starts it; session.ts keeps the page truthful about who is
+ * signed in, lists.ts and resource.ts paint what that user sees, words.ts says every failure in words.
+ */
+import { gateway } from "./client.ts";
+import { firstBrowsePage, nextBrowsePage, searchBrowse, VISIBILITY_WORDS, visibilityOf } from "./lists.ts";
+import { inviteFromForm, openResource } from "./resource.ts";
+import { checkSession, confirmSessionLost, repaint, SESSION_CHECK_MS, showNobody } from "./session.ts";
+import { $, act, complain, onActed, report } from "./ui.ts";
 
-const config = (await (await fetch("/config.json")).json()) as { gatewayUrl: string; clientId: string };
-const gateway = createClient({
-  gatewayUrl: config.gatewayUrl,
-  clientId: config.clientId,
-  redirectUri: `${location.origin}/`,
-});
+const value = (id: string) => $<HTMLInputElement | HTMLSelectElement>(id).value.trim();
 
-const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
-const item = (text: string, button?: { label: string; onClick: () => Promise<unknown> }) => {
-  const li = document.createElement("li");
-  li.textContent = text;
-  if (button) {
-    const b = document.createElement("button");
-    b.textContent = button.label;
-    b.onclick = () =>
-      run(async () => {
-        await button.onClick();
-        await refresh();
-      });
-    li.append(" ", b);
-  }
-  return li;
-};
-
-async function run(action: () => Promise<unknown>) {
-  $("error").textContent = "";
-  try {
-    await action();
-  } catch (error) {
-    $("error").textContent =
-      error instanceof GatewayError ? `${error.code}: ${error.message}` : String(error);
-  }
+function onSubmit(formId: string, work: () => Promise<unknown>, repaints = true) {
+  $<HTMLFormElement>(formId).onsubmit = (event) => {
+    event.preventDefault();
+    act(work, { repaint: repaints });
+  };
 }
 
-async function refresh() {
-  const session = await gateway.auth.getSession();
-  $("user").textContent = session.userId ?? "nobody";
-  document.body.dataset.state = session.authenticated ? "signed-in" : "signed-out";
-  if (!session.authenticated) return;
-  const [mine, invites, page] = await Promise.all([
-    gateway.resource.list(),
-    gateway.resource.list({ state: "invited" }),
-    gateway.resource.browse({ type: "album", limit: 10 }),
-  ]);
-  $("mine").replaceChildren(...mine.map((r) => item(`${r.name} (${r.type}) ${r.id}`)));
-  $("invites").replaceChildren(
-    ...invites.map((r) =>
-      item(`${r.name} ${r.id}`, { label: "Accept", onClick: () => gateway.resource(r.id).members.accept() }),
-    ),
-  );
-  $("browse").replaceChildren(
-    ...page.rows.map((r) =>
-      item(`${r.name}: ${r.memberCount} members`, {
-        label: "Join",
-        onClick: () => gateway.resource(r.id).members.join(),
-      }),
-    ),
-  );
-}
-
-$("sign-in").onclick = () => run(() => gateway.auth.signIn());
-$("sign-out").onclick = () =>
-  run(async () => {
-    await gateway.auth.signOut();
-    await refresh();
+async function createResource(): Promise<string> {
+  const visibility = value("visibility");
+  const created = await gateway.resource.create(value("type"), {
+    name: value("name"),
+    ...(visibility ? { visibility: visibility as "members" | "unlisted" | "discoverable" } : {}),
   });
-$<HTMLFormElement>("create").onsubmit = (event) => {
-  event.preventDefault();
-  run(async () => {
-    const created = await gateway.resource.create($<HTMLSelectElement>("type").value, {
-      name: $<HTMLInputElement>("name").value,
+  $<HTMLFormElement>("create").reset();
+  await openResource(created.id);
+  return `Created ${created.name} (${created.type}, ${VISIBILITY_WORDS[visibilityOf(created)]}).`;
+}
+
+function wireControls(): void {
+  $("sign-in").onclick = () => act(() => gateway.auth.signIn(), { repaint: false });
+  $("sign-out").onclick = () => act(() => gateway.auth.signOut(), { repaint: false });
+  $("reload").onclick = () => act(async () => {});
+  onSubmit("create", createResource);
+  onSubmit("browse-form", () => searchBrowse(value("browse-type"), value("browse-query")), false);
+  $("browse-next").onclick = () => act(nextBrowsePage, { repaint: false });
+  $("browse-first").onclick = () => act(firstBrowsePage, { repaint: false });
+  onSubmit("open-form", () => openResource(value("open-id")), false);
+  onSubmit("invite", inviteFromForm);
+  // Every list's "Open" button (data-open holds the resource id).
+  document.addEventListener("click", (event) => {
+    const opener = (event.target as Element).closest<HTMLElement>("[data-open]");
+    if (opener?.dataset.open) act(() => openResource(opener.dataset.open!), { repaint: false });
+  });
+}
+
+/** Re-checks the session whenever the person may have come back, and now and then while they stay. */
+function watchSession(): void {
+  const recheck = () => checkSession().catch(report);
+  gateway.auth.onChange((change) => {
+    if (change.type === "signed_out") showNobody("signed_out");
+    if (change.type === "session_ended") showNobody(change.reason);
+  });
+  window.addEventListener("focus", recheck);
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") recheck();
+  });
+  setInterval(recheck, SESSION_CHECK_MS);
+}
+
+/** Finishes a sign-in if this is the redirect back; a failed or replayed one is said after the truth. */
+async function start(): Promise<void> {
+  const query = new URLSearchParams(location.search);
+  let failedSignIn: unknown;
+  if (query.has("code") || query.has("error") || query.has("state")) {
+    await gateway.auth.handleRedirectCallback().catch((error: unknown) => {
+      failedSignIn = error;
     });
-    $("created").textContent = `Created ${created.name} (${created.id})`;
-    await refresh();
-  });
-};
-$<HTMLFormElement>("invite").onsubmit = (event) => {
-  event.preventDefault();
-  run(async () => {
-    await gateway
-      .resource($<HTMLInputElement>("invite-resource").value)
-      .members.invite($<HTMLInputElement>("invite-user").value);
-    await refresh();
-  });
-};
-
-await run(async () => {
-  if (new URLSearchParams(location.search).has("code") || new URLSearchParams(location.search).has("error")) {
-    await gateway.auth.handleRedirectCallback();
   }
-  await refresh();
-});
+  await checkSession().catch(report);
+  if (failedSignIn) complain(failedSignIn);
+}
+
+onActed({ repaint, sessionLost: confirmSessionLost });
+wireControls();
+watchSession();
+await start();

@@ -6,6 +6,7 @@
 // Routing (one listener; admin paths start with /admin/, Kratos with /self-service/):
 //   /admin/*                      Hydra admin API (hydra-admin.ts), bearer adminApiKey if set
 //   /self-service/*, /ui/*        Kratos emulation (kratos.ts)
+//   DELETE /admin/identities/{id} Kratos' admin identity deletion (204, or 404 when unknown)
 //   /login                        login page (login-page.ts)
 //   /interaction/<uid>[/finish]   interaction dispatch / completion (hydra-admin.ts)
 //   GET /oauth2/auth              Hydra's `state` ≥ 8 check, then oidc-provider
@@ -58,6 +59,8 @@ export interface DevIdp {
   calls: Record<string, number>;
   resetCalls(): void;
   expireKratosFlow(id: string): void;
+  /** The identities deleted through Kratos' admin API, in order. */
+  deletedIdentities: string[];
   /** Tests: the token endpoint completes each request, then answers `ms` later (a slow provider). */
   delayTokenResponses(ms: number): void;
   stop(): Promise<void>;
@@ -179,6 +182,9 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
     const url = new URL(req.url ?? "/", issuer);
     const path = url.pathname;
     const interaction = /^\/interaction\/([^/]+)(\/finish)?$/.exec(path);
+    const identity = /^\/admin\/identities\/([^/]+)$/.exec(path);
+    if (identity?.[1] && req.method === "DELETE")
+      return kratos.deleteIdentity(decodeURIComponent(identity[1]));
     if (path.startsWith("/admin/")) {
       return routeAdmin(ctx, await toWebRequest(req, issuer), url, options.adminApiKey);
     }
@@ -242,6 +248,7 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
     calls: state.calls,
     resetCalls: () => state.resetCalls(),
     expireKratosFlow: (id: string) => kratos.expire(id),
+    deletedIdentities: kratos.deletedIdentities,
     delayTokenResponses: (ms: number) => {
       tokenDelayMs = ms;
     },

@@ -4,7 +4,9 @@
 // the public URL>`; GET …/flows?id= answers 200 / 404 unknown / 403
 // security_csrf_violation (cookie missing or wrong) / 410 self_service_flow_expired,
 // checked in that order; GET /self-service/errors?id= needs no cookie (`stub:500`).
-// No identities, passwords or sessions: submitting a flow is not implemented.
+// No identities, passwords or sessions: submitting a flow is not implemented. The admin API's
+// DELETE /admin/identities/{id} answers 204 the first time for an id, then Kratos' 404; the deleted
+// ids are kept for tests.
 import { json, redirect, statusText } from "./http.ts";
 import type { DevIdpState } from "./state.ts";
 
@@ -53,12 +55,21 @@ function node(group: string, attributes: Record<string, unknown>, label?: string
 export class KratosEmulator {
   private readonly flows = new Map<string, Flow>();
   readonly cookieName: string;
+  readonly deletedIdentities: string[] = [];
 
   constructor(
     private readonly kratosUrl: string,
     private readonly state: DevIdpState,
   ) {
     this.cookieName = kratosCsrfCookieName(kratosUrl);
+  }
+
+  deleteIdentity(id: string): Response {
+    this.state.count("kratos:delete-identity");
+    if (this.deletedIdentities.includes(id))
+      return kratosError(404, { message: "Unable to locate the resource", reason: "" });
+    this.deletedIdentities.push(id);
+    return new Response(null, { status: 204 });
   }
 
   expire(id: string): void {

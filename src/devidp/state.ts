@@ -82,4 +82,5 @@ export const COUNTER_KEYS = [
   "kratos:flow",
   "kratos:browser",
   "kratos:errors",
+  "kratos:delete-identity",
 ] as const;

@@ -5,16 +5,20 @@
  * serve them on 127.0.0.1.
  */
 import { Elysia } from "elysia";
+import { exportUser } from "./accounts/export.ts";
+import { signedInRecently } from "./accounts/rules.ts";
 import { adminRoutes } from "./admin/routes.ts";
 import { consentRoutes } from "./auth/consent-routes.ts";
+import { clearSessionCookies } from "./auth/cookies.ts";
 import { authRoutes } from "./auth/routes.ts";
 import type { Gateway } from "./gateway.ts";
+import { ApiError } from "./http/errors.ts";
 import { openApiRoute } from "./http/openapi.ts";
 import { plumbing } from "./http/plumbing.ts";
 import { resolvePrincipal } from "./http/principal.ts";
 import { landingPage, landingScript } from "./landing.ts";
 import { type Readiness, readiness } from "./readiness.ts";
-import { resourceRoutes } from "./resources/routes.ts";
+import { apiPrincipal, resourceRoutes } from "./resources/routes.ts";
 import { ADMIN_DOCUMENT, appDocs as docs, publicDocument } from "./responses.ts";
 
 export interface PublicAppOptions {
@@ -62,6 +66,33 @@ export function buildPublicApp(gateway: Gateway, options: PublicAppOptions = {})
           return shape(await resolvePrincipal(gateway, request));
         },
         { detail: docs.me },
+      )
+      // The caller's own data, everything this service holds about them (apps included): one document.
+      .get(
+        "/v1/me/export",
+        async ({ request }) => exportUser(gateway.storage, (await apiPrincipal(gateway, request)).userId),
+        {
+          detail: docs.meExport,
+        },
+      )
+      // The caller deletes their own account: only from a cookie session signed in within 10 minutes.
+      .delete(
+        "/v1/me",
+        async ({ request, cookie }) => {
+          const principal = await apiPrincipal(gateway, request);
+          const session = principal.sessionId ? await gateway.store.get(principal.sessionId) : undefined;
+          if (!session || !signedInRecently(session.createdAt, Date.now()))
+            throw new ApiError(
+              403,
+              "reauthentication_required",
+              "Deleting the account needs a recent sign-in: sign in again (prompt=login) and retry within 10 minutes.",
+            );
+          const report = await gateway.accounts.deleteUser(principal.userId, "self");
+          const { config } = gateway;
+          clearSessionCookies(cookie, config, gateway.sessions.cookieName, request.headers.get("cookie"));
+          return report;
+        },
+        { detail: docs.deleteMe },
       )
       .use(openApiRoute(publicDocument(gateway.sessions.cookieName)))
   );

@@ -21,6 +21,8 @@ export interface Config {
   idpAdminUrl: string | undefined;
   idpAdminApiKey: string | undefined;
   kratosPublicUrl: string | undefined;
+  /** Kratos' admin API: an account deletion deletes the identity there too (best effort). */
+  kratosAdminUrl: string | undefined;
   /** RFC 7009 revocation endpoint, over what the provider's metadata says. */
   idpRevocationUrl: string | undefined;
   /** RFC 7662 introspection endpoint, over what the provider's metadata says. */
@@ -121,6 +123,10 @@ export const VARIABLES = {
   },
   IDP_INTROSPECTION_CLIENT_SECRET: { default: "", meaning: "that client's secret" },
   KRATOS_PUBLIC_URL: { default: "", meaning: "Kratos' public API, for the /auth/kratos/flow proxy" },
+  KRATOS_ADMIN_URL: {
+    default: "",
+    meaning: "Kratos' admin API: deleting an account deletes its identity there too",
+  },
   GATEWAY_CONFIG: {
     default: "",
     meaning: "the apps file (JSON: apps, clients, types, statics); unset, any client is one app",
@@ -307,6 +313,7 @@ export function loadConfig(env: Env = process.env): Config {
     idpAdminUrl: url(env, "IDP_ADMIN_URL") ?? oidcIssuer,
     idpAdminApiKey: text(env, "IDP_ADMIN_API_KEY"),
     kratosPublicUrl: url(env, "KRATOS_PUBLIC_URL"),
+    kratosAdminUrl: url(env, "KRATOS_ADMIN_URL"),
     idpRevocationUrl: endpoint(env, "IDP_REVOCATION_URL"),
     idpIntrospectionUrl: endpoint(env, "IDP_INTROSPECTION_URL"),
     idpIntrospectionClient: introspectionClient(env),

@@ -46,6 +46,7 @@ export async function runDev(): Promise<void> {
     IDP_ADMIN_URL: idp.adminUrl,
     IDP_ADMIN_API_KEY: adminApiKey,
     KRATOS_PUBLIC_URL: idp.kratosUrl,
+    KRATOS_ADMIN_URL: idp.kratosUrl,
   });
   const running = await startGateway({ config, apps, demoUrl: `${demoUrl}/` }).catch(async (error) => {
     await idp.stop();

@@ -2,13 +2,15 @@
  * The gateway's parts, wired once by `createGateway` and handed to the route builders. Tests build
  * one with their own config (a temporary SQLite file, the development provider's URLs).
  */
+import { AccountDeletion } from "./accounts/deletion.ts";
+import { DeletedUsers, Pseudonyms } from "./accounts/pseudonym.ts";
 import { AdminQueries } from "./admin/queries.ts";
 import { Budgets } from "./apps/budgets.ts";
 import { deployApp, resealDeployments, restoreDeployments } from "./apps/deploy.ts";
 import type { AppRegistry } from "./apps/registry.ts";
 import { consentCookieName } from "./auth/consent-binding.ts";
 import { loadKeyring } from "./auth/key-file.ts";
-import { deriveKey, type Keyring } from "./auth/keyring.ts";
+import { allKeys, deriveKey, type Keyring } from "./auth/keyring.ts";
 import { eraseLegacySecret, keepAsPreviousKey, legacySecret } from "./auth/legacy-secret.ts";
 import { CookieSealer } from "./auth/seal.ts";
 import { SessionStore } from "./auth/session-store.ts";
@@ -22,8 +24,10 @@ import { Metrics } from "./http/metrics.ts";
 import { TokenCheckLimiter } from "./http/token-checks.ts";
 import { HydraClient } from "./idp/hydra.ts";
 import { KratosClient } from "./idp/kratos.ts";
+import { KratosAdmin } from "./idp/kratos-admin.ts";
 import { TokenCache } from "./idp/token-cache.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
+import { OwnershipService } from "./resources/ownership.ts";
 import { MembershipService } from "./resources/service.ts";
 import { ResourceStore } from "./resources/store.ts";
 
@@ -51,7 +55,11 @@ export interface Gateway {
   sessions: SessionService;
   consentHooks: ConsentHooks;
   membership: MembershipService;
+  /** Ownership offers: transfer, accept, decline, cancel. */
+  ownership: OwnershipService;
   seam: DataSeam;
+  /** Account deletion (DELETE /admin/v1/users/:id, DELETE /v1/me). */
+  accounts: AccountDeletion;
   budgets: Budgets;
   queries: AdminQueries;
   metrics: Metrics;
@@ -74,7 +82,9 @@ export async function createGateway({
   consentHooks,
 }: CreateGatewayOptions): Promise<Gateway> {
   const storage = await openStorage(databaseTarget(config), { writeWaitMs: config.writeWaitMs });
-  const sealer = new CookieSealer(await sealingKeys(config, storage, log));
+  const ring = await sealingKeys(config, storage, log);
+  const sealer = new CookieSealer(ring);
+  const deleted = new DeletedUsers(new Pseudonyms(allKeys(ring).map((k) => k.key)));
   const hydra = new HydraClient({
     issuer: config.oidcIssuer,
     adminUrl: config.idpAdminUrl,
@@ -88,7 +98,7 @@ export async function createGateway({
   const cookieName = config.cookieSecure ? "__Host-sg_session" : "sg_session";
   const resourceStore = new ResourceStore(storage);
   const seam = new DataSeam(storage, apps);
-  const membership = new MembershipService(storage, resourceStore, apps, seam);
+  const membership = new MembershipService(storage, resourceStore, apps, seam, deleted);
   // Deploy what the apps file declares; restore apps deployed through the admin API since.
   const resealedConfigs = await resealDeployments(storage, sealer);
   if (resealedConfigs > 0)
@@ -105,6 +115,18 @@ export async function createGateway({
     rotationGraceMs: config.rotationGraceMs,
     refreshWaitMs: config.refreshWaitMs,
     refreshCallTimeoutMs: config.refreshCallTimeoutMs,
+    log,
+  });
+  // A deleted account's tokens are refused even while the provider still accepts them.
+  const tokens = new TokenCache(hydra, async (userId) => (await deleted.find(storage, userId)) !== undefined);
+  const accounts = new AccountDeletion({
+    storage,
+    membership,
+    seam,
+    sessionStore: store,
+    sessions,
+    tokens,
+    kratos: new KratosAdmin(config.kratosAdminUrl, config.idpTimeoutMs),
     log,
   });
   const resealed = await sessions.resealRefreshTokens();
@@ -125,7 +147,7 @@ export async function createGateway({
       gatewayCookieMatcher(cookieName, consentCookieName(config)),
       config.idpTimeoutMs,
     ),
-    tokens: new TokenCache(hydra),
+    tokens,
     tokenChecks: new TokenCheckLimiter(),
     store,
     sealer,
@@ -136,7 +158,9 @@ export async function createGateway({
       },
     },
     membership,
+    ownership: new OwnershipService(storage, membership),
     seam,
+    accounts,
     budgets: new Budgets(apps, storage),
     queries: new AdminQueries(storage),
     metrics: new Metrics(),
@@ -144,6 +168,7 @@ export async function createGateway({
     startedAt: Date.now(),
     async close() {
       clearInterval(purge);
+      await accounts.idle();
       await store.flushTouches();
       await storage.close();
     },

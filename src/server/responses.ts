@@ -3,6 +3,7 @@
  * how callers authenticate (documentation only: see http/operation-docs.ts).
  */
 import { Type as T } from "@sinclair/typebox";
+import { DeletionReportModel, UserExportModel } from "./accounts/model.ts";
 import type { DocumentOptions } from "./http/openapi.ts";
 import { json, media, operation, Shape } from "./http/operation-docs.ts";
 import { EITHER_CREDENTIAL } from "./resources/responses.ts";
@@ -14,6 +15,24 @@ const ReadinessChecks = Shape({
 });
 
 export const appDocs = {
+  deleteMe: operation({
+    operationId: "deleteMyAccount",
+    summary:
+      "Delete the caller's account (as `DELETE /admin/v1/users/:id` does) and clear the session cookie. Needs a cookie session signed in within the last 10 minutes, else 403 `reauthentication_required` (sign in again with `prompt=login`)",
+    tags: ["auth"],
+    security: EITHER_CREDENTIAL,
+    responses: { 200: json(DeletionReportModel) },
+    errors: [400, 401, 403, 429, 502, 503],
+  }),
+  meExport: operation({
+    operationId: "exportMyData",
+    summary:
+      "Everything this service holds about the caller, as one JSON document: sessions (never a token), memberships, resources owned, pending invites and ownership offers, credits, linked and retained rows, and the audit events about them",
+    tags: ["auth"],
+    security: EITHER_CREDENTIAL,
+    responses: { 200: json(UserExportModel) },
+    errors: [400, 401, 403, 429, 502, 503],
+  }),
   health: operation({
     operationId: "getHealth",
     summary: "The process is up",

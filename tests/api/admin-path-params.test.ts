@@ -42,10 +42,12 @@ test("the admin routes with a path parameter are all enumerated", () => {
   expect(routes.map((r) => `${r.method} ${r.path}`).sort()).toEqual([
     "DELETE /admin/v1/pending/:resourceId/:userId",
     "DELETE /admin/v1/sessions/:id",
+    "DELETE /admin/v1/users/:id",
     "DELETE /admin/v1/users/:id/sessions",
     "GET /admin/v1/resources/:id",
     "GET /admin/v1/resources/:id/members",
     "GET /admin/v1/users/:id",
+    "GET /admin/v1/users/:id/export",
     "POST /admin/v1/apps/:id/deploy",
     "POST /admin/v1/resources/:id/remove",
     "POST /admin/v1/resources/:id/setRole",

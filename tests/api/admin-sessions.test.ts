@@ -308,7 +308,10 @@ describe("DELETE /admin/v1/sessions/:id", () => {
     expect(revoked).toEqual({ status: 200, body: { ok: true } });
     live.delete(dave.sessionId);
 
-    expect(await (await pub("/auth/session", dave.cookie)).json()).toEqual({ authenticated: false });
+    expect(await (await pub("/auth/session", dave.cookie)).json()).toEqual({
+      authenticated: false,
+      reason: "revoked",
+    });
     const me = await pub("/v1/me", dave.cookie);
     expect(me.status).toBe(401);
     expect(await me.json()).toMatchObject({ code: "unauthenticated" });

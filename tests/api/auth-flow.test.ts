@@ -72,7 +72,7 @@ describe("browser flow", () => {
     expect(token.status).toBe(200);
     const tokenBody = (await token.json()) as Record<string, unknown>;
     expect(tokenBody.authenticated).toBe(true);
-    expect(Object.keys(tokenBody).sort()).toEqual(["authenticated", "expires_in"]);
+    expect(Object.keys(tokenBody).sort()).toEqual(["authenticated", "expires_in", "user_id"]);
     expect(tokenBody.expires_in).toBeGreaterThan(3000);
     const setCookie = token.headers.getSetCookie();
     expect(setCookie.length).toBe(1);
@@ -99,7 +99,10 @@ describe("browser flow", () => {
     expect(logout.status).toBe(200);
     expect(await logout.json()).toEqual({ ok: true });
     expect(stack.idp.calls.revoke).toBeGreaterThanOrEqual(1);
-    expect(await (await browser.fetch(`${stack.url}/auth/session`)).json()).toEqual({ authenticated: false });
+    expect(await (await browser.fetch(`${stack.url}/auth/session`)).json()).toEqual({
+      authenticated: false,
+      reason: "no_session",
+    });
   });
 
   test("signIn helper reaches an authenticated session", async () => {

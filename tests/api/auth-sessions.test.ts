@@ -93,9 +93,9 @@ describe("refresh", () => {
     expect(revoke.status).toBe(200);
     const res = await refresh(browser);
     expect(res.status).toBe(401);
-    expect(await res.json()).toMatchObject({ code: "unauthenticated" });
+    expect(await res.json()).toMatchObject({ code: "unauthenticated", reason: "expired" });
     expect(res.headers.getSetCookie().some((c) => c.startsWith("sg_session=; Max-Age=0"))).toBe(true);
-    expect(await report(cookie)).toEqual({ authenticated: false });
+    expect(await report(cookie)).toEqual({ authenticated: false, reason: "expired" });
     const row = await stack.running.gateway.store.fresh(found!.row.id);
     expect(row?.endReason).toBe("refresh_invalid");
   });
@@ -112,7 +112,7 @@ describe("cookies and sessions", () => {
     const cookie = browser.cookieHeader(stack.url);
     const value = cookie.split("=")[1]!;
     const flipped = `sg_session=${value.slice(0, 60)}${value[60] === "A" ? "B" : "A"}${value.slice(61)}`;
-    expect(await report(flipped)).toEqual({ authenticated: false });
+    expect(await report(flipped)).toEqual({ authenticated: false, reason: "no_session" });
     const me = await fetch(`${stack.url}/v1/me`, { headers: { cookie: flipped } });
     expect(me.status).toBe(401);
     expect(await report(cookie)).toEqual({ authenticated: true, user_id: "tamper" });
@@ -130,7 +130,7 @@ describe("cookies and sessions", () => {
     expect(JSON.stringify(raw)).not.toContain(found!.cookie.at);
     expect(JSON.stringify(raw)).not.toContain(found!.cookie.rt!);
     await stack.running.gateway.sessions.end(found!.row.id, "operator", "admin");
-    expect(await report(cookie)).toEqual({ authenticated: false });
+    expect(await report(cookie)).toEqual({ authenticated: false, reason: "revoked" });
     expect((await fetch(`${stack.url}/v1/me`, { headers: { cookie } })).status).toBe(401);
   });
 
@@ -234,6 +234,7 @@ describe("logout with the provider down", () => {
       ]);
       expect(await (await fetch(`${own.url}/auth/session`, { headers: { cookie } })).json()).toEqual({
         authenticated: false,
+        reason: "signed_out",
       });
     } finally {
       await own.stop();

@@ -48,7 +48,7 @@ describe("Origin: null gets no CORS grant", () => {
   test("a request from Origin: null gets no access-control-allow-origin", async () => {
     const reply = await k.raw("/auth/session", { headers: { origin: "null" } });
     expect(reply.status).toBe(200);
-    expect(reply.body).toEqual({ authenticated: false });
+    expect(reply.body).toEqual({ authenticated: false, reason: "no_session" });
     expect(reply.headers.get("access-control-allow-origin")).toBeNull();
   });
 

@@ -37,11 +37,14 @@ describe("with no issuer configured", async () => {
   });
 
   test("session report without a cookie, and with a tampered one, is signed out", async () => {
-    expect(await (await gw.handle("/auth/session")).json()).toEqual({ authenticated: false });
+    expect(await (await gw.handle("/auth/session")).json()).toEqual({
+      authenticated: false,
+      reason: "no_session",
+    });
     const tampered = await gw.handle("/auth/session", {
       headers: { cookie: "sg_session=eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2R0NNIn0..AAAA.BBBB.CCCC" },
     });
-    expect(await tampered.json()).toEqual({ authenticated: false });
+    expect(await tampered.json()).toEqual({ authenticated: false, reason: "no_session" });
     expect(tampered.headers.getSetCookie()).toEqual([]);
   });
 

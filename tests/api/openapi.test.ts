@@ -166,6 +166,24 @@ describe("real answers validate against the documents", () => {
     await kit.post("alice", `/v1/resources/${team.id}/setRole`, { userId: "carol", role: "writer" });
     await kit.post("bob", `/v1/resources/${team.id}/setRole`, { userId: "carol", role: "admin" });
     await kit.get("bob", `/v1/resources/${team.id}/members`);
+    // Ownership: an offer declined, cancelled, refused and accepted (on a team of its own).
+    const handover = await kit.create("alice", "team", "Handover");
+    await kit.addMember("alice", handover.id, "bob");
+    const own = (user: string, action: string, body?: unknown) =>
+      kit.post(user, `/v1/resources/${handover.id}/${action}`, body);
+    await own("alice", "transferOwnership", { userId: "bob" });
+    await own("bob", "declineOwnership");
+    await own("bob", "declineOwnership");
+    await own("alice", "transferOwnership", { userId: "bob" });
+    await own("alice", "cancelOwnership");
+    await own("alice", "cancelOwnership");
+    await own("alice", "transferOwnership", { userId: "nobody" });
+    await own("alice", "transferOwnership", { userId: 5 });
+    await own("bob", "transferOwnership", { userId: "alice" });
+    await own("bob", "acceptOwnership");
+    await own("alice", "transferOwnership", { userId: "bob" });
+    await own("bob", "acceptOwnership");
+    await own("alice", "acceptOwnership");
     await kit.post("alice", `/v1/resources/${team.id}/remove`, { userId: "carol" });
     await kit.post("bob", `/v1/resources/${team.id}/leave`);
     await kit.post("alice", `/v1/resources/${team.id}/leave`);
@@ -180,6 +198,8 @@ describe("real answers validate against the documents", () => {
     await kit.raw("/v1/resources");
     await kit.raw("/v1/me", { headers: { authorization: "Bearer not-known" } });
     await kit.get("alice", "/v1/me");
+    await kit.get("alice", "/v1/me/export");
+    await kit.raw("/v1/me/export");
     await kit.h("dave", "tight-web");
     await awayFromMinuteEdge();
     for (let i = 0; i < 3; i++) await kit.get("dave", "/v1/resources", "tight-web");
@@ -219,6 +239,8 @@ describe("real answers validate against the documents", () => {
       "/admin/v1/sessions?limit=2",
       "/admin/v1/sessions?limit=x",
       "/admin/v1/users/bob",
+      "/admin/v1/users/bob/export",
+      "/admin/v1/users/b%00b/export",
       "/admin/v1/pending",
       "/admin/v1/pending?state=nope",
       "/admin/v1/resources?type=team",

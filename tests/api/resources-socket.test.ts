@@ -153,6 +153,72 @@ describe("over a real socket (127.0.0.1)", () => {
     ]);
   });
 
+  test("ownership over the wire: offer → decline → offer → cancel → offer → accept; refusals change nothing", async () => {
+    const id: string = (
+      await call("sock-own-o", "POST", "/v1/resources", { type: "team", name: "Hand over" })
+    ).body.id;
+    await call("sock-own-o", "POST", `/v1/resources/${id}/invite`, { userId: "sock-own-m" });
+    await call("sock-own-m", "POST", `/v1/resources/${id}/accept`);
+    const offer = () =>
+      call("sock-own-o", "POST", `/v1/resources/${id}/transferOwnership`, { userId: "sock-own-m" });
+    expect((await offer()).body).toEqual({ ok: true, state: "offered", userId: "sock-own-m" });
+    expect((await call("sock-own-m", "POST", `/v1/resources/${id}/declineOwnership`)).body).toEqual({
+      ok: true,
+    });
+    await offer();
+    expect((await call("sock-own-o", "POST", `/v1/resources/${id}/cancelOwnership`)).body).toEqual({
+      ok: true,
+    });
+    expectError(
+      await call("sock-own-m", "POST", `/v1/resources/${id}/acceptOwnership`),
+      404,
+      "no_pending_offer",
+    );
+    expectError(
+      await call("sock-own-m", "POST", `/v1/resources/${id}/transferOwnership`, { userId: "sock-own-o" }),
+      403,
+      "forbidden",
+    );
+    expectError(
+      await call("sock-own-o", "POST", `/v1/resources/${id}/transferOwnership`, '{"userId":'),
+      400,
+      "invalid_json",
+    );
+    expectError(
+      await call(
+        "sock-own-o",
+        "POST",
+        `/v1/resources/${id}/transferOwnership`,
+        { userId: "sock-own-m" },
+        false,
+      ),
+      403,
+      "csrf_required",
+    );
+    expect(await db().get("SELECT count(*) AS n FROM ownership_offers WHERE resource_id = ?", id)).toEqual({
+      n: 0,
+    });
+    await offer();
+    const accepted = await call("sock-own-m", "POST", `/v1/resources/${id}/acceptOwnership`);
+    expect(accepted.status).toBe(200);
+    expect(accepted.body).toEqual({ ok: true, role: "owner" });
+    expect(await memberRow(id, "sock-own-m")).toEqual({ role: "owner", state: "active" });
+    expect(await memberRow(id, "sock-own-o")).toEqual({ role: "admin", state: "active" });
+    expect((await db().get("SELECT owner_id FROM resources WHERE id = ?", id))?.owner_id).toBe("sock-own-m");
+    const events = (await db().all(
+      "SELECT type, actor, user_id FROM events WHERE resource_id = ? AND type LIKE 'ownership.%' ORDER BY id",
+      id,
+    )) as Json[];
+    expect(events.map((e) => [e.type, e.actor, e.user_id])).toEqual([
+      ["ownership.offered", "sock-own-o", "sock-own-m"],
+      ["ownership.declined", "sock-own-m", "sock-own-m"],
+      ["ownership.offered", "sock-own-o", "sock-own-m"],
+      ["ownership.cancelled", "sock-own-o", "sock-own-m"],
+      ["ownership.offered", "sock-own-o", "sock-own-m"],
+      ["ownership.accepted", "sock-own-m", "sock-own-m"],
+    ]);
+  });
+
   test("without the CSRF header a cookie POST or DELETE is 403 csrf_required; without a cookie 401", async () => {
     const created = await call("sock-c", "POST", "/v1/resources", { type: "board", name: "csrf board" });
     const id = created.body.id;

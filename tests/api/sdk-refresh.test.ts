@@ -69,7 +69,10 @@ describe("SDK refresh on 401", () => {
     expect(caught).toBeInstanceOf(GatewayError);
     expect((caught as GatewayError).status).toBe(401);
     expect((caught as GatewayError).code).toBe("unauthenticated");
-    expect(await client.auth.getSession()).toEqual({ authenticated: false });
+    // In words, with the reason: the refresh's refusal, not the API's "send a valid bearer token".
+    expect((caught as GatewayError).reason).toBe("revoked");
+    expect((caught as GatewayError).message).toBe("Your session was revoked: sign in again.");
+    expect(await client.auth.getSession()).toEqual({ authenticated: false, reason: "no_session" });
   });
 });
 

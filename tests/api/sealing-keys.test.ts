@@ -306,7 +306,7 @@ describe("key rotation", () => {
     const ring = new CookieSealer(await keyringFrom(readKeyFile(keyFile), "pruned"));
     expect(await ring.unseal(carol.sealed)).toBeNull();
     const session = await fetch(`${stack.url}/auth/session`, { headers: { cookie: carol.header } });
-    expect(await session.json()).toEqual({ authenticated: false });
+    expect(await session.json()).toEqual({ authenticated: false, reason: "no_session" });
   }, 60_000);
 
   test("SESSION_SECRET_PREVIOUS keeps cookies sealed with the previous SESSION_SECRET working", async () => {
@@ -322,7 +322,7 @@ describe("key rotation", () => {
     );
     await stack.restart({ SESSION_SECRET: second });
     const gone = await fetch(`${stack.url}/auth/session`, { headers: { cookie: dave.header } });
-    expect(await gone.json()).toEqual({ authenticated: false });
+    expect(await gone.json()).toEqual({ authenticated: false, reason: "no_session" });
     await stack.restart();
   }, 60_000);
 });

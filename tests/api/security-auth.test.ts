@@ -78,7 +78,7 @@ describe("a stolen cookie is treated as theft", () => {
     expect(stack.idp.calls.revoke).toBe(revokes + 1);
     expect((await introspect(stack, thiefTokens.rt!)).active).toBe(false);
     const thiefSession = await fetch(`${stack.url}/auth/session`, { headers: { cookie: thiefCookie } });
-    expect(await thiefSession.json()).toEqual({ authenticated: false });
+    expect(await thiefSession.json()).toEqual({ authenticated: false, reason: "reused" });
     expect((await refresh(thiefCookie)).status).toBe(401);
   }, 60_000);
 

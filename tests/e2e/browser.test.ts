@@ -24,7 +24,8 @@ describe("the demo app in Chromium", () => {
     const page = await context.newPage();
     await page.goto(`${stack.demoUrl}/`);
     await page.waitForSelector("body[data-state=signed-out]");
-    expect(await page.textContent("#user")).toBe("nobody");
+    expect(await page.isVisible("#nobody")).toBe(true);
+    expect(await page.textContent("#user")).toBe("");
 
     await page.click("#sign-in");
     await page.waitForURL((url) => url.pathname === "/login");
@@ -43,7 +44,7 @@ describe("the demo app in Chromium", () => {
     await page.fill("#name", "Holiday pictures");
     await page.selectOption("#type", "album");
     await page.click("#create button");
-    await page.waitForSelector("#created:has-text('Created Holiday pictures')");
+    await page.waitForSelector("#status:has-text('Created Holiday pictures')");
     await page.waitForSelector("#mine:has-text('Holiday pictures')"); // the list refreshes after the create
     expect(await page.textContent("#mine")).toContain("Holiday pictures");
 
@@ -73,7 +74,7 @@ describe("the demo app in Chromium", () => {
 
     await page.click("#sign-out");
     await page.waitForSelector("body[data-state=signed-out]");
-    expect(await page.textContent("#user")).toBe("nobody");
+    expect(await page.textContent("#user")).toBe("");
     expect((await context.cookies(stack.url)).find((c) => c.name === "sg_session")).toBeUndefined();
     expect(await stack.running.gateway.sessions.resolve(header)).toBeNull();
     await page.close();

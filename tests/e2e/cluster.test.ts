@@ -170,6 +170,7 @@ describe.if(testEngine === "postgres")("three replicas on PostgreSQL behind HAPr
     expect((await fetch(`${b.url}/v1/me`, { headers: { cookie } })).status).toBe(401);
     expect(await fetch(`${b.url}/auth/session`, { headers: { cookie } }).then((r) => r.json())).toEqual({
       authenticated: false,
+      reason: "revoked",
     });
   }, 30_000);
 

@@ -75,7 +75,10 @@ test("dev starts both, prints the URLs, and the landing client signs in", async 
   });
   const logout = await browser.fetch(`${url}/auth/logout`, { method: "POST", headers: CSRF, body: "{}" });
   expect(logout.status).toBe(200);
-  expect(await (await browser.fetch(`${url}/auth/session`)).json()).toEqual({ authenticated: false });
+  expect(await (await browser.fetch(`${url}/auth/session`)).json()).toEqual({
+    authenticated: false,
+    reason: "no_session",
+  });
 
   // `gateway token` signs a user in through the running dev and prints an access token, alone on stdout.
   const env = {

@@ -202,7 +202,7 @@ describe("a browser session against Django OAuth Toolkit", () => {
     // DOT deletes the access token issued with a revoked refresh token.
     const mine = (await dot.grants("bob")).filter((g) => g.client_id === dot.clients.confidential.clientId);
     expect(mine.every((g) => !g.access_token)).toBe(true);
-    expect(await session(browser)).toEqual({ authenticated: false });
+    expect(await session(browser)).toEqual({ authenticated: false, reason: "no_session" });
     expect(logs.filter((line) => line.includes("revocation"))).toEqual([]);
   });
 
@@ -229,7 +229,7 @@ describe("a browser session against Django OAuth Toolkit", () => {
     const { browser, token, body } = await signIn(dot.clients.public.clientId);
     expect({ status: token.status, body }).toEqual({
       status: 200,
-      body: { authenticated: true, expires_in: expect.any(Number) },
+      body: { authenticated: true, user_id: "1", expires_in: expect.any(Number) },
     });
     expect(await session(browser)).toEqual({ authenticated: true, user_id: "1" });
     expect((await dot.calls()).paths["GET /o/.well-known/jwks.json"]).toBeGreaterThanOrEqual(1);

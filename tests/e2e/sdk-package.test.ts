@@ -4,11 +4,11 @@
  * tsc checks the project with `lib: ["ES2022"]` (no DOM): a server client's `signIn()` must not compile.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { installSdk, packSdk, REPO as root, run } from "../helpers/sdk-tarball.ts";
 import { freePort, tempDir } from "../helpers/stack.ts";
 
-const root = join(import.meta.dir, "../..");
 const main = join(root, "src/server/main.ts");
 const tsc = join(root, "node_modules/.bin/tsc");
 const project = tempDir("sg-sdk-project-");
@@ -24,16 +24,6 @@ const devEnv = {
 let dev: ReturnType<typeof Bun.spawn>;
 let tarball = "";
 
-function run(command: string[], cwd: string, env: Record<string, string> = {}) {
-  const result = Bun.spawnSync(command, {
-    cwd,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", ...env },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  return { code: result.exitCode, out: result.stdout.toString(), err: result.stderr.toString() };
-}
-
 beforeAll(async () => {
   dev = Bun.spawn(["bun", main, "dev"], {
     cwd: tempDir("sg-sdk-dev-"),
@@ -41,12 +31,8 @@ beforeAll(async () => {
     stdout: "ignore",
     stderr: "pipe",
   });
-  // Build and pack while gateway dev starts.
-  const built = run([tsc, "-p", "tsconfig.json"], join(root, "packages/sdk"));
-  expect(built.err + built.out).toBe("");
-  const packed = run(["npm", "pack", "--pack-destination", project, "--json"], join(root, "packages/sdk"));
-  expect(packed.code).toBe(0);
-  tarball = join(project, JSON.parse(packed.out)[0].filename);
+  // Build and pack (npm pack's prepack builds) while gateway dev starts.
+  tarball = packSdk(project);
   for (let i = 0; i < 200; i++) {
     if (
       await fetch(`${gatewayUrl}/readyz`).then(
@@ -64,6 +50,13 @@ afterAll(() => {
   rmSync(project, { recursive: true, force: true });
 });
 
+/** An access token of `user` from `gateway token` against the running `gateway dev`. */
+function token(user: string): string {
+  const issued = run(["bun", main, "token", user], root, devEnv);
+  expect(issued.code).toBe(0);
+  return issued.out.trim();
+}
+
 test("the tarball is small and holds JavaScript and declarations only", () => {
   const size = statSync(tarball).size;
   console.log(`sdk tarball: ${tarball.split("/").at(-1)} ${(size / 1024).toFixed(1)} KB`);
@@ -72,25 +65,15 @@ test("the tarball is small and holds JavaScript and declarations only", () => {
   expect(listing).toContain("package/dist/index.js");
   expect(listing).toContain("package/dist/index.d.ts");
   for (const file of listing)
-    expect(file).toMatch(/^package\/(package\.json|README\.md|dist\/[\w.]+\.(js|d\.ts))$/);
+    expect(file).toMatch(/^package\/(package\.json|README\.md|dist\/[\w.-]+\.(js|d\.ts))$/);
 });
 
 test("installed with npm into a fresh project, it runs under plain node against gateway dev", () => {
-  writeFileSync(
-    join(project, "package.json"),
-    JSON.stringify({ name: "sdk-user", private: true, type: "module" }),
-  );
-  const installed = run(["npm", "install", "--no-audit", "--no-fund", "--offline", tarball], project);
-  expect(installed.code).toBe(0);
+  installSdk(project, tarball);
   // No runtime dependency: the SDK is the only package installed.
   expect(readdirSync(join(project, "node_modules")).filter((name) => !name.startsWith("."))).toEqual([
     "@session-gateway",
   ]);
-  const token = (user: string) => {
-    const issued = run(["bun", main, "token", user], root, devEnv);
-    expect(issued.code).toBe(0);
-    return issued.out.trim();
-  };
   writeFileSync(
     join(project, "script.mjs"),
     `import { createClient, GatewayError } from "@session-gateway/sdk";
@@ -135,6 +118,19 @@ console.log(JSON.stringify(out));
     refused: { isGatewayError: true, status: 403, code: "forbidden" },
     network: { isGatewayError: true, code: "network_error" },
   });
+}, 60_000);
+
+test("the README's server example (examples/sdk/server.mjs) runs under plain node", () => {
+  copyFileSync(join(root, "examples/sdk/server.mjs"), join(project, "server.mjs"));
+  const ran = run(["node", "server.mjs", gatewayUrl, token("example-alice"), token("example-bob")], project);
+  expect(ran.err).toBe("");
+  expect(ran.code).toBe(0);
+  expect(ran.out.trim().split("\n")).toEqual([
+    "Red team: example-alice is owner (active)",
+    "Red team: example-bob is writer (active)",
+    "example-bob may not delete it: forbidden",
+    "example-alice deleted Red team",
+  ]);
 }, 60_000);
 
 test("tsc with lib ES2022 and no DOM type-checks a user of it; signIn() on a server client does not compile", () => {

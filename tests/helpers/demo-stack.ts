@@ -1,12 +1,14 @@
-import { type BrowserContext, chromium } from "playwright-core";
+import { type Browser, type BrowserContext, chromium } from "playwright-core";
 import { startDevIdp } from "../../src/devidp/index.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import { serveDemo } from "../../src/server/demo.ts";
+import { devApps } from "../../src/server/dev-apps.ts";
 import { startGateway } from "../../src/server/serve.ts";
 import { databaseEnv } from "./db.ts";
 import { freePort, tempDir } from "./stack.ts";
 
 export const DEMO_CLIENT = "demo-web";
+export const DEMO_ADMIN_TOKEN = "demo-admin-token";
 
 export async function startDemoStack(options: { accessTokenTtlSeconds?: number } = {}) {
   const port = freePort();
@@ -27,20 +29,11 @@ export async function startDemoStack(options: { accessTokenTtlSeconds?: number }
     OIDC_ISSUER: idp.issuer,
     IDP_ADMIN_API_KEY: "demo-idp-key",
     COOKIE_SECURE: "false",
+    ADMIN_TOKEN: DEMO_ADMIN_TOKEN,
   });
-  const apps = {
-    apps: [
-      {
-        id: "demo",
-        clients: [{ clientId: DEMO_CLIENT, redirectUris: [`${demoUrl}/`] }],
-        types: {
-          album: { visibility: "discoverable" as const },
-          team: {},
-          board: { visibility: "unlisted" as const },
-        },
-      },
-    ],
-  };
+  // The types, statics and budget `gateway dev` registers, so the demo meets what it meets there.
+  const [dev] = devApps(url, demoUrl).apps;
+  const apps = { apps: [{ ...dev!, clients: [{ clientId: DEMO_CLIENT, redirectUris: [`${demoUrl}/`] }] }] };
   const logs: string[] = [];
   const running = await startGateway({
     config,
@@ -53,6 +46,7 @@ export async function startDemoStack(options: { accessTokenTtlSeconds?: number }
     running,
     url,
     demoUrl,
+    adminUrl: running.adminUrl,
     logs,
     async stop() {
       await demo.stop(true);
@@ -75,6 +69,15 @@ export const CHROMIUM_ARGS = [
 
 export async function launchBrowser(): Promise<BrowserContext> {
   return chromium.launchPersistentContext(tempDir("sg-chromium-"), {
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
+}
+
+/** One Chromium for several users: each `browser.newContext()` has its own cookie jar and storage. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
     headless: true,
     args: CHROMIUM_ARGS,

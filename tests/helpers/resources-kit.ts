@@ -240,17 +240,24 @@ export class Kit {
     ))!.id;
   }
 
-  /** Row counts and a checksum of `resources`, `members` and `events`: equal before and after a refusal. */
+  /** The resource's pending ownership offer (user_id, offered_by), or null. */
+  async offer(resourceId: string): Promise<{ user_id: string; offered_by: string } | null> {
+    return this.db.get("SELECT user_id, offered_by FROM ownership_offers WHERE resource_id = ?", resourceId);
+  }
+
+  /** Row counts and a checksum of `resources`, `members`, `ownership_offers` and `events`: equal before and after a refusal. */
   async snapshot(): Promise<{ counts: Record<string, number>; hash: string }> {
     const dump = {
       resources: await this.db.all("SELECT * FROM resources ORDER BY seq"),
       members: await this.db.all("SELECT * FROM members ORDER BY resource_id, user_id"),
+      offers: await this.db.all("SELECT * FROM ownership_offers ORDER BY resource_id"),
       // Signing a test user in writes `session.*` events; those are not resource state.
       events: await this.db.all("SELECT * FROM events WHERE type NOT LIKE 'session.%' ORDER BY id"),
     };
     const counts = {
       resources: dump.resources.length,
       members: dump.members.length,
+      offers: dump.offers.length,
       events: dump.events.length,
     };
     const hash = new Bun.CryptoHasher("sha256").update(JSON.stringify(dump)).digest("hex");

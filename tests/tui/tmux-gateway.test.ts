@@ -39,7 +39,7 @@ describe.skipIf(!hasTmux)("the TUI in tmux against a real gateway", () => {
     await key("y");
     await waitForScreen(/Revoked session/);
     const report = await fetch(`${stack.url}/auth/session`, { headers: { cookie } });
-    expect(await report.json()).toEqual({ authenticated: false });
+    expect(await report.json()).toEqual({ authenticated: false, reason: "revoked" });
     expect(stack.idp.calls.revoke).toBeGreaterThanOrEqual(1);
 
     // Stop the gateway: the TUI keeps its rows and says so. Start it again on the same ports.

@@ -4,7 +4,14 @@
  * otherwise), and the generated code list is the server's current one.
  */
 import { expect, test } from "bun:test";
-import type { BrowseItem, MemberEntry, RequestedView, ResourceView } from "../../packages/sdk/src/index.ts";
+import type {
+  BrowseItem,
+  MemberEntry,
+  RequestedView,
+  ResourceView,
+  UserExport,
+} from "../../packages/sdk/src/index.ts";
+import type { UserExport as ServerUserExport } from "../../src/server/accounts/model.ts";
 import type {
   BrowseItem as ServerBrowseItem,
   MemberEntry as ServerMemberEntry,
@@ -20,6 +27,7 @@ test("the SDK's views are the server's models", () => {
   expect(same<RequestedView, ServerRequestedView>(true)).toBe(true);
   expect(same<BrowseItem, ServerBrowseItem>(true)).toBe(true);
   expect(same<MemberEntry, ServerMemberEntry>(true)).toBe(true);
+  expect(same<UserExport, ServerUserExport>(true)).toBe(true);
 });
 
 test("the SDK's error codes are generated from the server's current lists", () => {

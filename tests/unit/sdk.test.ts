@@ -1,6 +1,11 @@
 /** Every SDK method against the in-process app (`fetch` replaced by `app.handle`), in browser mode. */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { createClient, GatewayError, type GatewayErrorCode } from "../../packages/sdk/src/index.ts";
+import {
+  createClient,
+  createServerClient,
+  GatewayError,
+  type GatewayErrorCode,
+} from "../../packages/sdk/src/index.ts";
 import { type InProcess, inProcess, sessionFor } from "../helpers/in-process.ts";
 
 const GATEWAY = "http://gateway.test";
@@ -62,7 +67,7 @@ afterEach(() => {
 describe("auth", () => {
   test("getSession reports the user; without a session it is signed out", async () => {
     expect(await clientFor("alice").auth.getSession()).toEqual({ authenticated: true, userId: "alice" });
-    expect(await clientFor(null).auth.getSession()).toEqual({ authenticated: false });
+    expect(await clientFor(null).auth.getSession()).toEqual({ authenticated: false, reason: "no_session" });
     expect(sent.every((s) => s.credentials === "include")).toBe(true);
   });
 
@@ -75,7 +80,8 @@ describe("auth", () => {
       headers: { "x-service-csrf": "1" },
       body: { client_id: "web" },
     });
-    expect(await clientFor("dave").auth.getSession()).toEqual({ authenticated: false });
+    // The simulated jar still sends the cookie the gateway cleared: the session it names was signed out.
+    expect(await clientFor("dave").auth.getSession()).toEqual({ authenticated: false, reason: "signed_out" });
   });
 
   describe("signIn and handleRedirectCallback (browser globals stubbed)", () => {
@@ -229,6 +235,67 @@ describe("resource", () => {
     await expect(alice.resource.get(team.id)).rejects.toMatchObject({ status: 404, code: "not_found" });
   });
 
+  test("ownership: transferOwnership, declineOwnership, cancelOwnership, acceptOwnership, and their refusals", async () => {
+    const alice = clientFor("alice");
+    const bob = clientFor("bob");
+    const team = await alice.resource.create("team", { name: "Handover" });
+    await alice.resource(team.id).members.invite("bob");
+    await bob.resource(team.id).members.accept();
+    sent.length = 0;
+    expect(await alice.resource(team.id).transferOwnership("bob")).toEqual({
+      ok: true,
+      state: "offered",
+      userId: "bob",
+    });
+    expect(await bob.resource(team.id).declineOwnership()).toEqual({ ok: true });
+    await alice.resource(team.id).transferOwnership("bob");
+    expect(await alice.resource(team.id).cancelOwnership()).toEqual({ ok: true });
+    const refused = (await bob
+      .resource(team.id)
+      .acceptOwnership()
+      .catch((e: unknown) => e)) as GatewayError;
+    expect(refused).toBeInstanceOf(GatewayError);
+    expect({ status: refused.status, code: refused.code }).toEqual({ status: 404, code: "no_pending_offer" });
+    await alice.resource(team.id).transferOwnership("bob");
+    expect(await bob.resource(team.id).acceptOwnership()).toEqual({ ok: true, role: "owner" });
+    expect(await bob.resource(team.id).members.list()).toEqual([
+      { userId: "alice", role: "admin", state: "active" },
+      { userId: "bob", role: "owner", state: "active" },
+    ]);
+    const notOwner = (await alice
+      .resource(team.id)
+      .transferOwnership("bob")
+      .catch((e: unknown) => e)) as GatewayError;
+    expect({ status: notOwner.status, code: notOwner.code }).toEqual({ status: 403, code: "forbidden" });
+    expect(sent.map((s) => `${s.method} ${s.path} ${JSON.stringify(s.body)}`)).toEqual([
+      `POST /v1/resources/${team.id}/transferOwnership {"userId":"bob"}`,
+      `POST /v1/resources/${team.id}/declineOwnership {}`,
+      `POST /v1/resources/${team.id}/transferOwnership {"userId":"bob"}`,
+      `POST /v1/resources/${team.id}/cancelOwnership {}`,
+      `POST /v1/resources/${team.id}/acceptOwnership {}`,
+      `POST /v1/resources/${team.id}/transferOwnership {"userId":"bob"}`,
+      `POST /v1/resources/${team.id}/acceptOwnership {}`,
+      `GET /v1/resources/${team.id}/members undefined`,
+      `POST /v1/resources/${team.id}/transferOwnership {"userId":"bob"}`,
+    ]);
+  });
+
+  test("auth.exportData: the signed-in user's export, no token in it", async () => {
+    const carol = clientFor("carol");
+    const team = await carol.resource.create("team", { name: "Carol's export" });
+    sent.length = 0;
+    const data = await carol.auth.exportData();
+    expect(sent.map((s) => `${s.method} ${s.path}`)).toEqual(["GET /v1/me/export"]);
+    expect(data.userId).toBe("carol");
+    expect(data.resourcesOwned.map((r) => r.id)).toContain(team.id);
+    expect(data.sessions.length).toBeGreaterThan(0);
+    expect(JSON.stringify(data)).not.toMatch(/token|cookie/i);
+    const refused = (await clientFor(null)
+      .auth.exportData()
+      .catch((e: unknown) => e)) as GatewayError;
+    expect({ status: refused.status, code: refused.code }).toEqual({ status: 401, code: "unauthenticated" });
+  });
+
   test("refusals surface as one typed error with status and code", async () => {
     const bob = clientFor("bob");
     const team = await clientFor("alice").resource.create("team", { name: "Private" });
@@ -303,5 +370,121 @@ describe("failures without an answer are GatewayErrors too", () => {
     } finally {
       proxy.stop(true);
     }
+  });
+});
+
+describe("createServerClient: the gateway cookie of the incoming request, and only it", () => {
+  /** The gateway behind a recording fetch: each call's Cookie header, and the user's cookie rotating once. */
+  function recordingGateway(user: string) {
+    const seen: Array<{
+      path: string;
+      cookie: string | undefined;
+      csrf: string | undefined;
+      credentials?: string;
+    }> = [];
+    let rotated = false;
+    const fetch = async (
+      url: string,
+      init: { headers: Record<string, string>; method: string; credentials?: string; body?: string },
+    ) => {
+      const path = new URL(url).pathname;
+      seen.push({
+        path,
+        cookie: init.headers.cookie,
+        csrf: init.headers["x-service-csrf"],
+        credentials: init.credentials,
+      });
+      if (path === "/auth/refresh") {
+        rotated = true;
+        return new Response(JSON.stringify({ authenticated: true, user_id: user, expires_in: 60 }), {
+          headers: [
+            ["set-cookie", "sg_session=rotated; Max-Age=600; Path=/; HttpOnly; SameSite=Lax"],
+            ["content-type", "application/json"],
+          ],
+        });
+      }
+      // The first call with the original cookie finds its access token expired.
+      if (!rotated && path === "/v1/resources")
+        return Response.json({ error: "expired", code: "unauthenticated" }, { status: 401 });
+      return gw.handle(path, {
+        method: init.method,
+        body: init.body,
+        headers: { ...init.headers, cookie: cookies[user]! },
+      });
+    };
+    return { seen, fetch };
+  }
+
+  test("a Fetch Request: only sg_session is forwarded; a refresh's Set-Cookie is used and passed on", async () => {
+    const { seen, fetch } = recordingGateway("alice");
+    const request = new Request("http://app.test/page", {
+      headers: { cookie: "theme=dark; sg_session=original; app_session=secret" },
+    });
+    const client = createServerClient({ gatewayUrl: GATEWAY, request, fetch });
+    expect(await client.auth.getSession()).toEqual({ authenticated: true, userId: "alice" });
+    expect(client.setCookies()).toEqual([]);
+    await client.resource.list();
+    await client.resource.create("team", { name: "From the app server" });
+    expect(seen).toEqual([
+      { path: "/auth/session", cookie: "sg_session=original", csrf: undefined, credentials: undefined },
+      { path: "/v1/resources", cookie: "sg_session=original", csrf: undefined, credentials: undefined },
+      { path: "/auth/refresh", cookie: "sg_session=original", csrf: "1", credentials: undefined },
+      { path: "/v1/resources", cookie: "sg_session=rotated", csrf: undefined, credentials: undefined },
+      { path: "/v1/resources", cookie: "sg_session=rotated", csrf: "1", credentials: undefined },
+    ]);
+    expect(client.setCookies()).toEqual(["sg_session=rotated; Max-Age=600; Path=/; HttpOnly; SameSite=Lax"]);
+  });
+
+  test("Node's IncomingMessage headers; no gateway cookie sends no Cookie header at all", async () => {
+    const { seen, fetch } = recordingGateway("bob");
+    const node = createServerClient({
+      gatewayUrl: GATEWAY,
+      request: { headers: { cookie: "__Host-sg_session=secure-one; other=1", host: "app.test" } },
+      fetch,
+    });
+    await node.auth.getSession();
+    expect(seen.at(-1)?.cookie).toBe("__Host-sg_session=secure-one");
+    const bare = createServerClient({
+      gatewayUrl: GATEWAY,
+      request: { headers: { cookie: "theme=dark" } },
+      fetch,
+    });
+    expect(await bare.auth.getSession()).toMatchObject({ authenticated: true }); // the fake gateway signs everyone in
+    expect(seen.at(-1)?.cookie).toBeUndefined();
+  });
+
+  test("a cleared cookie is dropped from later calls and its clearing passed on", async () => {
+    const sent: Array<string | undefined> = [];
+    const client = createServerClient({
+      gatewayUrl: GATEWAY,
+      request: new Request("http://app.test/", { headers: { cookie: "sg_session=dead" } }),
+      fetch: async (url, init) => {
+        sent.push(init.headers.cookie);
+        return new URL(url).pathname === "/auth/refresh"
+          ? new Response(
+              JSON.stringify({
+                error: "Your session was revoked: sign in again.",
+                code: "unauthenticated",
+                reason: "revoked",
+              }),
+              {
+                status: 401,
+                headers: { "set-cookie": "sg_session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax" },
+              },
+            )
+          : Response.json({ error: "no", code: "unauthenticated" }, { status: 401 });
+      },
+    });
+    const error = await client.resource.list().catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 401, code: "unauthenticated", reason: "revoked" });
+    await client.resource.list().catch(() => {});
+    expect(sent).toEqual(["sg_session=dead", "sg_session=dead", undefined, undefined]);
+    expect(client.setCookies()).toEqual(["sg_session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax"]);
+  });
+
+  test("signIn and signOut are not on a request client", () => {
+    const client = createServerClient({ gatewayUrl: GATEWAY, request: new Request("http://app.test/") });
+    // @ts-expect-error a request client cannot sign in: that is the browser's redirect
+    expect(client.auth.signIn).toBeUndefined();
   });
 });

@@ -13,6 +13,7 @@ import {
   type Decision,
   decide,
   type Membership,
+  type OfferFacts,
   OPERATOR,
   type RefusalCode,
   type ResourceFacts,
@@ -40,6 +41,8 @@ const STATUS: Record<RefusalCode, number> = {
   owner_cannot_leave: 403,
   not_a_member: 404,
   app_resource_undeletable: 403,
+  app_resource_untransferable: 403,
+  no_pending_offer: 404,
 };
 
 const allow = (change: Change): Decision => ({ ok: true, change });
@@ -50,12 +53,13 @@ const requested = (role: Role): Membership => ({ state: "requested", role });
 const facts = (over: Partial<ResourceFacts> = {}): ResourceFacts => ({
   isPublic: true,
   isAppResource: false,
+  isAppOwned: false,
   defaultRole: "writer",
   grantCeiling: "admin",
   ...over,
 });
 const MEMBERS_ONLY = { isPublic: false };
-const APP = { isAppResource: true, isPublic: false };
+const APP = { isAppResource: true, isAppOwned: true, isPublic: false };
 
 // ---------------------------------------------------------------------------------------------------
 // Readable rows: one per line of the transition tables and our decisions, then the code's choices.
@@ -184,10 +188,14 @@ const MEMBERSHIPS: Array<Membership | undefined> = [
 ].map((m) => (m ? Object.freeze(m) : m));
 const ALL_FACTS: ResourceFacts[] = [];
 for (const isPublic of [true, false])
-  for (const isAppResource of [false, true])
+  for (const [isAppResource, isAppOwned] of [
+    [false, false],
+    [false, true],
+    [true, true],
+  ] as const)
     for (const defaultRole of GRANTABLE)
       for (const grantCeiling of GRANTABLE)
-        ALL_FACTS.push(Object.freeze({ isPublic, isAppResource, defaultRole, grantCeiling }));
+        ALL_FACTS.push(Object.freeze({ isPublic, isAppResource, isAppOwned, defaultRole, grantCeiling }));
 const ROLE_ARGS: unknown[] = [
   undefined,
   "reader",
@@ -201,6 +209,7 @@ const ROLE_ARGS: unknown[] = [
   null,
   {},
 ];
+const OFFERS: OfferFacts[] = ["none", "to_actor", "to_other"];
 const TRIGGERS: Record<Trigger["kind"], Trigger[]> = {
   invite: ROLE_ARGS.flatMap((role) =>
     [0, 49, 50].map((n) => ({ kind: "invite" as const, role, pendingInvitesOfActor: n })),
@@ -219,6 +228,13 @@ const TRIGGERS: Record<Trigger["kind"], Trigger[]> = {
     { kind: "delete", actorIsOwner: true },
     { kind: "delete", actorIsOwner: false },
   ],
+  transferOwnership: [
+    { kind: "transferOwnership", targetIsActor: false },
+    { kind: "transferOwnership", targetIsActor: true },
+  ],
+  acceptOwnership: OFFERS.map((offer) => ({ kind: "acceptOwnership" as const, offer })),
+  declineOwnership: OFFERS.map((offer) => ({ kind: "declineOwnership" as const, offer })),
+  cancelOwnership: OFFERS.map((offer) => ({ kind: "cancelOwnership" as const, offer })),
 };
 const label = (m?: Membership) => (m ? `${m.state} ${m.role}` : "non-member");
 
@@ -240,7 +256,17 @@ const PROPERTIES: Array<[string, (cell: Cell) => boolean]> = [
     "a refusal carries a known code and a 4xx status",
     ({ d }) => d.ok || (d.code in STATUS && d.status >= 400 && d.status < 500),
   ],
-  ["no change ever makes anyone owner", (c) => grantedRole(c) !== "owner"],
+  [
+    "no change ever makes anyone owner (only an accepted ownership offer does)",
+    (c) => grantedRole(c) !== "owner",
+  ],
+  [
+    "membership triggers never touch ownership, ownership triggers never touch memberships",
+    (c) =>
+      !c.d.ok ||
+      ["offerOwnership", "takeOwnership", "endOffer"].includes(c.d.change.kind) ===
+        c.t.kind.endsWith("Ownership"),
+  ],
   [
     "a role given by someone else is within the grant ceiling and the giver's own role",
     (c) => {

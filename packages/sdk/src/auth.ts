@@ -3,8 +3,10 @@
  * OpenID nonce come from Web Crypto and wait in `sessionStorage` only between `signIn()` and `handleRedirectCallback()`,
  * which removes them; the tokens themselves never reach the page (httpOnly cookies).
  */
+import type { AuthListener } from "./auth-state.ts";
+import type { SessionEndReason } from "./codes.gen.ts";
 import { GatewayError, type Transport } from "./transport.ts";
-import type { Session } from "./types.ts";
+import type { DeletionReport, Session, UserExport } from "./types.ts";
 import { web } from "./web.ts";
 
 const STORAGE_KEY = "session-gateway:pkce";
@@ -39,7 +41,7 @@ function defaultRedirectUri(): string {
 
 export function authApi(transport: Transport) {
   const browserOnly = (what: string) => {
-    if (transport.isServer)
+    if (transport.mode !== "browser")
       throw new GatewayError(
         400,
         "browser_only",
@@ -49,8 +51,8 @@ export function authApi(transport: Transport) {
   const options = transport.options;
 
   return {
-    /** Sends the browser to the gateway's /auth/authorize with a fresh PKCE challenge and state. */
-    async signIn(): Promise<void> {
+    /** Sends the browser to /auth/authorize with a fresh PKCE challenge; `prompt: "login"` signs in again. */
+    async signIn(opts: { prompt?: string } = {}): Promise<void> {
       browserOnly("signIn");
       const pending: Pending = {
         verifier: random(),
@@ -68,12 +70,15 @@ export function authApi(transport: Transport) {
         nonce: pending.nonce,
         code_challenge: await challengeOf(pending.verifier),
         code_challenge_method: "S256",
+        ...opts,
       });
       web.location.assign(`${transport.base}/auth/authorize?${query}`);
     },
 
     /** Finishes sign-in on the redirect URI: checks state, exchanges the code, cleans the address bar. */
-    async handleRedirectCallback(url: string = web.location.href): Promise<{ authenticated: true }> {
+    async handleRedirectCallback(
+      url: string = web.location.href,
+    ): Promise<{ authenticated: true; userId: string }> {
       browserOnly("handleRedirectCallback");
       const current = new web.URL(url);
       const params = new web.URLSearchParams(current.search);
@@ -94,7 +99,7 @@ export function authApi(transport: Transport) {
         throw new GatewayError(400, "state_mismatch", "This sign-in did not start here.");
       const code = params.get("code");
       if (!code) throw new GatewayError(400, "missing_code", "The redirect carries no code.");
-      await transport.request("POST", "/auth/token", {
+      const signed = await transport.request<{ user_id: string }>("POST", "/auth/token", {
         noRetry: true,
         body: {
           code,
@@ -104,12 +109,16 @@ export function authApi(transport: Transport) {
           nonce: pending.nonce,
         },
       });
-      return { authenticated: true };
+      transport.state.signedIn(signed.user_id);
+      return { authenticated: true, userId: signed.user_id };
     },
 
-    /** Whether the browser is signed in, and as whom. With a server client: who the token belongs to. */
+    /**
+     * Whether the browser is signed in, and as whom; when not, `reason` says why (`no_session`, or how
+     * the session this browser had ended). With a token client: who the token belongs to.
+     */
     async getSession(): Promise<Session> {
-      if (transport.isServer) {
+      if (transport.mode === "token") {
         try {
           const me = await transport.request<{ userId: string }>("GET", "/v1/me");
           return { authenticated: true, userId: me.userId };
@@ -118,14 +127,34 @@ export function authApi(transport: Transport) {
           throw error;
         }
       }
-      const session = await transport.request<{ authenticated: boolean; user_id?: string }>(
-        "GET",
-        "/auth/session",
-        { noRetry: true },
-      );
-      return session.authenticated
-        ? { authenticated: true, userId: session.user_id }
-        : { authenticated: false };
+      const session = await transport.request<{
+        authenticated: boolean;
+        user_id?: string;
+        reason?: SessionEndReason;
+      }>("GET", "/auth/session", { noRetry: true });
+      if (session.authenticated && session.user_id) {
+        transport.state.signedIn(session.user_id);
+        return { authenticated: true, userId: session.user_id };
+      }
+      const reason = session.reason ?? "no_session";
+      transport.state.ended(reason);
+      return { authenticated: false, reason };
+    },
+
+    /**
+     * Everything the gateway holds about the signed-in user, as one JSON document (sessions without
+     * tokens, memberships, resources owned, pending invites and ownership offers, credits, linked rows,
+     * and the audit events about the user).
+     */
+    exportData(): Promise<UserExport> {
+      return transport.request<UserExport>("GET", "/v1/me/export");
+    },
+
+    /** Deletes the account; needs a sign-in in the last 10 min, else `reauthentication_required`. */
+    async deleteAccount(): Promise<DeletionReport> {
+      const report = await transport.request<DeletionReport>("DELETE", "/v1/me");
+      transport.state.ended("deleted");
+      return report;
     },
 
     /** Signs out: the gateway revokes the refresh token and clears its cookies. */
@@ -135,6 +164,18 @@ export function authApi(transport: Transport) {
         noRetry: true,
         body: { client_id: options.clientId },
       });
+      transport.state.signedOut();
+    },
+
+    /**
+     * Calls `listener` on each change of the sign-in state: `signed_in` (the redirect callback, or the
+     * first `getSession()` that finds someone), `signed_out` (this client's `signOut()`) and
+     * `session_ended` with the gateway's `reason` (a refresh it refused, or a `getSession()` that finds
+     * the session gone: revoked by an operator, expired, signed out in another tab). Returns the
+     * function that stops it.
+     */
+    onChange(listener: AuthListener): () => void {
+      return transport.state.subscribe(listener);
     },
   };
 }

@@ -6,6 +6,7 @@ export const API_ERROR_CODES = [
   "already_member",
   "already_pending",
   "app_resource_undeletable",
+  "app_resource_untransferable",
   "budget_exceeded",
   "consent_not_bound",
   "consent_not_found",
@@ -29,6 +30,7 @@ export const API_ERROR_CODES = [
   "issuer_not_configured",
   "kratos_not_configured",
   "no_pending_invite",
+  "no_pending_offer",
   "no_pending_request",
   "not_a_member",
   "not_found",
@@ -39,6 +41,7 @@ export const API_ERROR_CODES = [
   "owner_cannot_leave",
   "payload_too_large",
   "pending_membership",
+  "reauthentication_required",
   "request_timeout",
   "reserved_type",
   "role_above_ceiling",
@@ -50,6 +53,20 @@ export const API_ERROR_CODES = [
   "unknown_client",
   "unknown_type",
   "unsupported_media_type",
+  "user_deleted",
 ] as const;
 
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
+
+/** Why a session is gone: `Session.reason`, `GatewayError.reason` and `session_ended` changes. */
+export const SESSION_END_REASONS = [
+  "signed_out",
+  "revoked",
+  "expired",
+  "reused",
+  "replaced",
+  "deleted",
+  "no_session",
+] as const;
+
+export type SessionEndReason = (typeof SESSION_END_REASONS)[number];

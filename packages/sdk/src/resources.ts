@@ -41,6 +41,18 @@ export function resourceHandle(transport: Transport, id: string) {
       setRole: (userId: string, role: Role) => post<{ ok: true; role: Role }>("setRole", { userId, role }),
       remove: (userId: string) => post<{ ok: true }>("remove", { userId }),
     },
+    /**
+     * The owner offers the resource to an active member (one pending offer per resource: a new one
+     * replaces it). Nothing changes until that member calls `acceptOwnership()`.
+     */
+    transferOwnership: (userId: string) =>
+      post<{ ok: true; state: "offered"; userId: string }>("transferOwnership", { userId }),
+    /** The member offered accepts: they become the owner and the previous owner an admin, together. */
+    acceptOwnership: () => post<{ ok: true; role: "owner" }>("acceptOwnership"),
+    /** The member offered declines; ownership stays where it is. */
+    declineOwnership: () => post<{ ok: true }>("declineOwnership"),
+    /** The owner withdraws the pending offer. */
+    cancelOwnership: () => post<{ ok: true }>("cancelOwnership"),
   };
 }
 

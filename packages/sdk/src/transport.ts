@@ -3,11 +3,16 @@
  * lives in httpOnly cookies the page never sees) and `X-Service-Csrf: 1` on every state-changing call;
  * on a 401 it calls `POST /auth/refresh` once (one refresh shared by all calls that hit the 401 at the
  * same time, and none for a call sent before a refresh that has since succeeded) and retries once.
- * Server mode: `Authorization: Bearer`, no cookies, no CSRF header. Every failure, a refusal, an
- * unreachable gateway or a call past its time bound, is one `GatewayError` with a `code`.
+ * A refresh the gateway refuses ends the session: the call fails with the refusal's words and `reason`,
+ * and `auth.onChange` listeners hear it once. Token mode (`accessToken`): `Authorization: Bearer`, no
+ * cookies, no CSRF header, no refresh. Cookie mode (`createServerClient`): the browser mode's calls from
+ * an app server, the gateway's cookie forwarded from the incoming request by a `CookieJar`. Every
+ * failure, a refusal, an unreachable gateway or a call past its time bound, is one `GatewayError`.
  */
-import type { ApiErrorCode } from "./codes.gen.ts";
-import type { ClientOptions, FetchInit, FetchLike, FetchResponse } from "./types.ts";
+import { AuthState } from "./auth-state.ts";
+import type { ApiErrorCode, SessionEndReason } from "./codes.gen.ts";
+import type { CookieJar } from "./cookie-jar.ts";
+import type { FetchInit, FetchLike, FetchResponse, TransportOptions } from "./types.ts";
 import { web } from "./web.ts";
 
 /** The codes the SDK itself gives: the call never got an answer, or sign-in could not finish. */
@@ -35,6 +40,8 @@ export class GatewayError extends Error {
     readonly status: number,
     readonly code: GatewayErrorCode,
     message: string,
+    /** With `unauthenticated` after a refused refresh: why the session ended. */
+    readonly reason?: SessionEndReason,
   ) {
     super(message);
     this.name = "GatewayError";
@@ -49,20 +56,26 @@ export interface RequestOptions {
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
+/** A refresh's outcome: worked, or refused with the gateway's words and reason (the session ended). */
+type Refreshed = { ok: true; refused?: undefined } | { ok: false; refused?: GatewayError };
+
 export class Transport {
   readonly base: string;
+  readonly mode: "browser" | "token" | "cookie";
+  readonly state = new AuthState();
   private readonly fetchImpl: FetchLike;
-  private refreshing: Promise<boolean> | undefined;
-  /** Refreshes that succeeded so far: a 401 to a call sent before the latest one just retries. */
-  private refreshes = 0;
+  private refreshing: Promise<Refreshed> | undefined;
+  /** Refreshes the gateway answered (rotated or refused) so far, and the latest such answer. */
+  private answered = 0;
+  private latest: Refreshed | undefined;
 
-  constructor(readonly options: ClientOptions) {
+  constructor(
+    readonly options: TransportOptions,
+    private readonly jar?: CookieJar,
+  ) {
     this.base = options.gatewayUrl.replace(/\/+$/, "");
     this.fetchImpl = options.fetch ?? ((url, init) => web.fetch(url, init) as Promise<FetchResponse>);
-  }
-
-  get isServer(): boolean {
-    return typeof this.options.accessToken === "string";
+    this.mode = typeof options.accessToken === "string" ? "token" : jar ? "cookie" : "browser";
   }
 
   get clientId(): string | undefined {
@@ -70,32 +83,44 @@ export class Transport {
   }
 
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
-    const seen = this.refreshes;
+    const seen = this.answered;
     let response = await this.send(method, path, options.body);
-    if (response.status === 401 && !options.noRetry && !this.isServer) {
-      // A refresh that finished after this call was sent already gave it a fresh cookie.
-      const fresh = this.refreshes !== seen || (await this.refreshOnce());
-      if (fresh) {
-        await response.body?.cancel();
-        response = await this.send(method, path, options.body);
-      }
+    if (response.status === 401 && !options.noRetry && this.mode !== "token") {
+      // A refresh answered after this call was sent already says what the call should do: retry with
+      // the fresh cookie, or fail as that refusal did (the session ended meanwhile).
+      const refreshed = this.answered !== seen && this.latest ? this.latest : await this.refreshOnce();
+      if (refreshed.ok || refreshed.refused) await response.body?.cancel();
+      if (refreshed.refused) throw refreshed.refused;
+      if (refreshed.ok) response = await this.send(method, path, options.body);
     }
     return this.read<T>(response);
   }
 
-  /** One refresh for every call that saw a 401 at the same time. Resolves to whether it worked. */
-  refreshOnce(): Promise<boolean> {
+  /** One refresh for every call that saw a 401 at the same time. */
+  refreshOnce(): Promise<Refreshed> {
     this.refreshing ??= this.send("POST", "/auth/refresh", { client_id: this.clientId })
-      .then(async (response) => {
-        await response.body?.cancel();
-        if (response.ok) this.refreshes++;
-        return response.ok;
+      .then(async (response): Promise<Refreshed> => {
+        if (response.ok) {
+          await response.body?.cancel();
+          return this.answer({ ok: true });
+        }
+        const refused = await this.read(response).catch((error: unknown) => error);
+        // A provider or network failure says nothing about the session: the next 401 tries again.
+        if (!(refused instanceof GatewayError) || refused.status !== 401) return { ok: false };
+        this.state.ended(refused.reason ?? "expired");
+        return this.answer({ ok: false, refused });
       })
-      .catch(() => false)
+      .catch(() => ({ ok: false }))
       .finally(() => {
         this.refreshing = undefined;
       });
     return this.refreshing;
+  }
+
+  private answer(outcome: Refreshed): Refreshed {
+    this.answered++;
+    this.latest = outcome;
+    return outcome;
   }
 
   /** One call, bounded by `timeoutMs`; a call that gets no answer rejects with a GatewayError. */
@@ -109,13 +134,18 @@ export class Transport {
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: web.AbortSignal.timeout(timeoutMs),
     };
-    if (this.options.accessToken !== undefined) headers.authorization = `Bearer ${this.options.accessToken}`;
+    if (this.mode === "token") headers.authorization = `Bearer ${this.options.accessToken}`;
     else {
-      init.credentials = "include";
+      if (this.jar) {
+        const cookie = this.jar.header();
+        if (cookie) headers.cookie = cookie;
+      } else init.credentials = "include";
       if (method !== "GET" && method !== "HEAD") headers["x-service-csrf"] = "1";
     }
     try {
-      return await this.fetchImpl(`${this.base}${path}`, init);
+      const response = await this.fetchImpl(`${this.base}${path}`, init);
+      this.jar?.take(setCookiesOf(response));
+      return response;
     } catch (error) {
       const name = (error as { name?: unknown })?.name;
       if (name === "TimeoutError" || name === "AbortError")
@@ -143,8 +173,16 @@ export class Transport {
         response.status,
         known ? body.code : "http_error",
         known ? body.error : `The gateway answered ${response.status}.`,
+        known && typeof body.reason === "string" ? body.reason : undefined,
       );
     }
     return body as T;
   }
+}
+
+/** Each Set-Cookie of an answer (`getSetCookie` where the runtime has it: Node 20+, Bun, Deno, browsers). */
+function setCookiesOf(response: FetchResponse): string[] {
+  if (typeof response.headers.getSetCookie === "function") return response.headers.getSetCookie();
+  const joined = response.headers.get("set-cookie");
+  return joined ? joined.split(/,(?=\s*[^;=\s]+=)/) : [];
 }

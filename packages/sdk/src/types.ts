@@ -3,6 +3,8 @@
  * server project whose `lib` has no DOM type-checks against them. The repository checks at compile time
  * that the views equal the server's own models (tests/unit/sdk-types.ts), so the two cannot drift.
  */
+import type { SessionEndReason } from "./codes.gen.ts";
+import type { IncomingRequest } from "./cookie-jar.ts";
 
 export type Role = "reader" | "writer" | "admin" | "owner";
 export type MemberState = "invited" | "requested" | "active";
@@ -43,6 +45,8 @@ export interface MemberEntry {
 export interface Session {
   authenticated: boolean;
   userId?: string;
+  /** When not signed in (browser and request clients): why, e.g. "revoked", "expired" or "no_session". */
+  reason?: SessionEndReason;
 }
 
 export interface BrowseOptions {
@@ -61,7 +65,7 @@ export interface BrowsePage {
 export interface FetchResponse {
   readonly status: number;
   readonly ok: boolean;
-  readonly headers: { get(name: string): string | null };
+  readonly headers: { get(name: string): string | null; getSetCookie?(): string[] };
   /** Cancelled when the SDK drops an answer unread (before a retry). */
   readonly body?: { cancel(): Promise<void> } | null;
   text(): Promise<string>;
@@ -107,3 +111,93 @@ export interface ServerClientOptions extends CommonOptions {
 }
 
 export type ClientOptions = BrowserClientOptions | ServerClientOptions;
+
+/** What the SDK's transport reads: any of the clients' options. @internal */
+export interface TransportOptions extends CommonOptions {
+  clientId?: string;
+  accessToken?: string;
+  redirectUri?: string;
+  scope?: string;
+}
+
+/**
+ * App servers that share the gateway's cookie (one host behind a proxy, or localhost): the incoming
+ * request, whose gateway cookie (and no other) is forwarded so calls act as the signed-in user.
+ */
+export interface RequestClientOptions extends CommonOptions {
+  request: IncomingRequest;
+}
+
+/**
+ * `auth.exportData()`: everything the gateway holds about the signed-in user. Times are ISO 8601;
+ * sessions carry no token. `data` fields are what the data service linked, as it sent them.
+ */
+export interface UserExport {
+  userId: string;
+  exportedAt: string;
+  sessions: Array<{
+    id: string;
+    clientId: string;
+    createdAt: string;
+    lastSeenAt: string;
+    expiresAt: string;
+    endedAt: string | null;
+    endReason: string | null;
+  }>;
+  memberships: Array<{
+    resourceId: string;
+    appId: string;
+    type: string;
+    name: string;
+    role: Role;
+    state: MemberState;
+    invitedBy: string | null;
+    since: string;
+  }>;
+  resourcesOwned: Array<{
+    id: string;
+    appId: string;
+    type: string;
+    name: string;
+    memberCount: number;
+    createdAt: string;
+  }>;
+  invitesSent: Array<{ resourceId: string; userId: string; role: Role; createdAt: string }>;
+  ownershipOffers: {
+    received: Array<{ resourceId: string; offeredBy: string; createdAt: string }>;
+    made: Array<{ resourceId: string; userId: string; createdAt: string }>;
+  };
+  credits: { balanceUsd: number; entries: Array<{ kind: string; amountUsd: number; createdAt: string }> };
+  links: Array<{
+    resourceId: string;
+    table: string;
+    rows: Array<{ rowId: string; hidden: boolean; data: unknown; createdAt: string }>;
+  }>;
+  retained: Array<{ resourceId: string; table: string; rowId: string; data: unknown; createdAt: string }>;
+  events: Array<{
+    id: number;
+    type: string;
+    actor: string | null;
+    resourceId: string | null;
+    userId: string | null;
+    data: unknown;
+    at: string;
+  }>;
+}
+
+/** `auth.deleteAccount()`'s answer (`deletedNow` false on a repeat). */
+export interface DeletionReport {
+  userId: string;
+  pseudonym: string;
+  deletedAt: string;
+  deletedNow: boolean;
+  resources: { transferred: Array<{ resourceId: string; to: string }>; deleted: string[] };
+  membershipsEnded: number;
+  invitesCancelled: number;
+  offersEnded: number;
+  sessionsEnded: number;
+  sharedTables: Record<
+    string,
+    { policy: "remove" | "tombstone" | "retain"; delete: string[]; tombstoned: string[]; retained: string[] }
+  >;
+}

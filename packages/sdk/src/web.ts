@@ -32,6 +32,9 @@ interface Web {
     subtle: { digest(algorithm: string, data: Uint8Array): Promise<ArrayBuffer> };
   };
   AbortSignal: { timeout(ms: number): unknown };
+  setTimeout(callback: () => void, ms: number): unknown;
+  /** Browsers, Deno and Bun: report an error as uncaught without throwing it. */
+  reportError?: (error: unknown) => void;
   location: {
     readonly origin: string;
     readonly pathname: string;

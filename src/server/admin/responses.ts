@@ -4,6 +4,7 @@
  * listener's, documented once for all its routes (ADMIN_DOCUMENT in ../responses.ts).
  */
 import { Type as T } from "@sinclair/typebox";
+import { DeletionReportModel, UserExportModel } from "../accounts/model.ts";
 import {
   DateTime,
   type ErrorStatus,
@@ -95,7 +96,18 @@ const AuditEvent = Shape({
 
 const Links = Shape({
   links: T.Array(
-    Shape({ table: T.String(), rowId: T.String(), contributorId: T.String(), hidden: T.Boolean() }),
+    Shape({
+      table: T.String(),
+      rowId: T.String(),
+      contributorId: Nullable(T.String()),
+      hidden: T.Boolean(),
+      contributor: T.Optional(
+        Shape(
+          { id: T.Null(), displayName: T.Literal("Deleted user") },
+          "A tombstoned row (onOwnerDelete: tombstone): the reserved deleted-user profile.",
+        ),
+      ),
+    }),
   ),
   retained: T.Array(
     Shape({ table: T.String(), rowId: T.String(), fromUserId: T.String(), data: T.Unknown() }),
@@ -133,6 +145,18 @@ export const adminDocs = {
     [400, 404],
   ),
   user: doc("getUser", "A user: credit, sessions, memberships", { 200: json(User) }, [400]),
+  deleteUser: doc(
+    "deleteUser",
+    "Delete an account: onOwnerDelete per shared table, owned resources passed on or deleted, memberships, invites, offers and sessions ended, ledger and audit events pseudonymized (idempotent: a second call answers the first report)",
+    { 200: json(DeletionReportModel) },
+    [400, 404],
+  ),
+  userExport: doc(
+    "exportUserData",
+    "Everything this service holds about a user (what `GET /v1/me/export` gives the user)",
+    { 200: json(UserExportModel) },
+    [400],
+  ),
   pending: doc(
     "listPending",
     "Pending invites and requests, newest first",

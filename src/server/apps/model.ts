@@ -66,6 +66,10 @@ export const AppModel = T.Object(
             onMemberRemove: T.Optional(
               T.Union([T.Literal("remove"), T.Literal("hide"), T.Literal("retain")]),
             ),
+            /** What a deleted account's rows become (default remove): listed for deletion, kept as "Deleted user", or copied into the resource. */
+            onOwnerDelete: T.Optional(
+              T.Union([T.Literal("remove"), T.Literal("tombstone"), T.Literal("retain")]),
+            ),
           },
           { additionalProperties: false },
         ),

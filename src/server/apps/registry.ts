@@ -259,4 +259,10 @@ export class AppRegistry {
     const tables = this.apps.get(appId)?.sharedTables;
     return (tables && Object.hasOwn(tables, table) ? tables[table]?.onMemberRemove : undefined) ?? "remove";
   }
+
+  /** The onOwnerDelete policy of a shared table (default `remove`). */
+  ownerDeletePolicy(appId: string, table: string): "remove" | "tombstone" | "retain" {
+    const tables = this.apps.get(appId)?.sharedTables;
+    return (tables && Object.hasOwn(tables, table) ? tables[table]?.onOwnerDelete : undefined) ?? "remove";
+  }
 }

@@ -4,9 +4,11 @@
  */
 import { Type as T } from "@sinclair/typebox";
 import { json, media, Ok, operation, redirect, SETS_COOKIE, Shape } from "../http/operation-docs.ts";
+import { SESSION_END_REASONS } from "./session-end.ts";
 
 const Signed = Shape({
   authenticated: T.Literal(true),
+  user_id: T.String(),
   expires_in: T.Integer({ minimum: 0, description: "Seconds until the access token expires." }),
 });
 
@@ -33,7 +35,20 @@ export const authDocs = {
     summary: "Whether this browser is signed in (never calls the provider, never sets a cookie)",
     tags: ["auth"],
     responses: {
-      200: json(Shape({ authenticated: T.Boolean(), user_id: T.Optional(T.String()) })),
+      200: json(
+        Shape({
+          authenticated: T.Boolean(),
+          user_id: T.Optional(T.String()),
+          reason: T.Optional(
+            T.Union(
+              SESSION_END_REASONS.map((reason) => T.Literal(reason)),
+              {
+                description: "Given when not signed in: why (the session this browser had, or `no_session`).",
+              },
+            ),
+          ),
+        }),
+      ),
     },
     errors: [403, 503],
   }),
@@ -64,6 +79,8 @@ export const authDocs = {
     operationId: "refreshSession",
     summary: "Rotate the session's tokens",
     tags: ["auth"],
+    description:
+      "A 401 carries `reason` beside `code`: why the session is gone (`signed_out`, `revoked`, `expired`, `reused`, `replaced`, `deleted` or `no_session`).",
     responses: { 200: json(Signed, "Refreshed.", SETS_COOKIE) },
     errors: [400, 401, 403, 502, 503],
   }),

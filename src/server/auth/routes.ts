@@ -20,6 +20,7 @@ import { ensureSignInEffects } from "./consent.ts";
 import { clearSessionCookies, writeSessionCookie } from "./cookies.ts";
 import { idTokenRefusal } from "./id-token.ts";
 import { authDocs as docs } from "./responses.ts";
+import { endMessage } from "./session-end.ts";
 import { SessionService } from "./sessions.ts";
 
 const Str = (max: number) => t.String({ minLength: 1, maxLength: max });
@@ -31,7 +32,6 @@ export function authRoutes(gateway: Gateway) {
   const requireIssuer = () => {
     if (!hydra.configured) throw errors.noIssuer();
   };
-  const unauthenticated = () => new ApiError(401, "unauthenticated", "No valid session: sign in again.");
   /** The request's live session, refused (403) when it comes from an origin not registered for its app. */
   const sessionOf = async (request: Request) => {
     const found = await sessions.resolve(request.headers.get("cookie"));
@@ -49,7 +49,8 @@ export function authRoutes(gateway: Gateway) {
       async ({ request }) => {
         const hit = sessions.peek(request.headers.get("cookie"));
         const found = hit !== undefined ? hit : await sessions.resolve(request.headers.get("cookie"));
-        if (!found) return { authenticated: false };
+        if (!found)
+          return { authenticated: false, reason: await sessions.endReason(request.headers.get("cookie")) };
         noteCredential(request, "cookie", found.row.clientId);
         checkOrigin(apps, request, apps.appFor(found.row.clientId).id);
         gateway.store.touch(found.row);
@@ -109,7 +110,7 @@ export function authRoutes(gateway: Gateway) {
         );
         gateway.log("info", "session started", { sessionId: row.id, userId, clientId: body.client_id });
         await ensureSignInEffects(gateway, userId, body.client_id);
-        return { authenticated: true, expires_in: Math.max(0, result.tokens.expiresIn) };
+        return { authenticated: true, user_id: userId, expires_in: Math.max(0, result.tokens.expiresIn) };
       },
       {
         body: t.Object({
@@ -142,7 +143,8 @@ export function authRoutes(gateway: Gateway) {
         }
         if (outcome.kind !== "ok") {
           clearSessionCookies(cookie, config, cookieName, header);
-          throw unauthenticated();
+          const reason = await sessions.endReason(header);
+          throw new ApiError(401, "unauthenticated", endMessage(reason)).withBody({ reason });
         }
         if (outcome.sealed)
           writeSessionCookie(
@@ -153,7 +155,11 @@ export function authRoutes(gateway: Gateway) {
             maxAgeOf(outcome.row.expiresAt),
             header,
           );
-        return { authenticated: true, expires_in: SessionService.expiresIn(outcome.cookie) };
+        return {
+          authenticated: true,
+          user_id: outcome.row.userId,
+          expires_in: SessionService.expiresIn(outcome.cookie),
+        };
       },
       { body: t.Optional(t.Object({ client_id: t.Optional(Str(128)) })), detail: docs.refresh },
     )

@@ -7,7 +7,7 @@
  * `last_seen_at` is written lazily: at most once a minute per session, batched into one transaction.
  */
 import type { sessions } from "../db/schema.ts";
-import type { HeldLock, Param, Storage } from "../db/sql.ts";
+import type { HeldLock, Param, Storage, Tx } from "../db/sql.ts";
 import { appendEvent } from "../events/log.ts";
 import { randomId } from "../lib/crypto.ts";
 import { Lru } from "../lib/lru.ts";
@@ -249,6 +249,28 @@ export class SessionStore {
     } finally {
       this.cache.delete(id);
     }
+  }
+
+  /**
+   * Ends every live session of a user inside the caller's transaction (an account deletion); the rows
+   * leave the cache once it commits, so their cookies are refused from the next request. Returns the
+   * rows as they were (their sealed refresh tokens, for revocation at the provider after the commit).
+   */
+  async endAllOf(tx: Tx, userId: string, reason: string, now = Date.now()): Promise<SessionRow[]> {
+    const live = await tx.all<SessionRow>(
+      `SELECT ${COLUMNS} FROM sessions WHERE user_id = $1 AND ended_at IS NULL ORDER BY created_at, id`,
+      [userId],
+    );
+    if (live.length === 0) return live;
+    tx.write("UPDATE sessions SET ended_at = $2, end_reason = $3 WHERE user_id = $1 AND ended_at IS NULL", [
+      userId,
+      now,
+      reason,
+    ]);
+    tx.afterCommit(() => {
+      for (const row of live) this.cache.delete(row.id);
+    });
+    return live;
   }
 
   /** Notes activity; the write happens later, batched, at most once a minute per session. */

@@ -19,6 +19,7 @@ import type { Logger } from "../lib/log.ts";
 import { Lru } from "../lib/lru.ts";
 import { Refresher, type RefreshOutcome } from "./refresh.ts";
 import { type CookieSealer, readSealedValues, type SessionCookie } from "./seal.ts";
+import { endReasonOf, type SessionEndReason } from "./session-end.ts";
 import { isLive, type SessionRow, type SessionStore } from "./session-store.ts";
 
 /**
@@ -119,6 +120,20 @@ export class SessionService {
     return null;
   }
 
+  /**
+   * Why the Cookie header carries no live session (the failure path only): the newest session among
+   * the cookies the gateway can unseal, or `no_session` when there is none.
+   */
+  async endReason(cookieHeader: string | null): Promise<SessionEndReason> {
+    let newest: SessionRow | undefined;
+    for (const value of readSealedValues(cookieHeader, this.options.cookieName)) {
+      const cookie = this.unsealed.get(value) ?? (await this.options.sealer.unseal(value));
+      const row = cookie ? await this.options.store.get(cookie.sid) : undefined;
+      if (row && row.userId === cookie?.uid && (!newest || row.createdAt > newest.createdAt)) newest = row;
+    }
+    return endReasonOf(newest);
+  }
+
   /** Starts a session after a successful code exchange. Returns the row and the sealed cookie value. */
   async start(
     tokens: TokenSet,
@@ -185,7 +200,7 @@ export class SessionService {
   }
 
   /** Revokes the session's current refresh token (and with it the grant's tokens), best effort. */
-  private async revokeAtProvider(row: SessionRow): Promise<void> {
+  async revokeAtProvider(row: SessionRow): Promise<void> {
     if (!row.refreshSealed || !this.options.hydra.configured) return;
     const token = await this.options.sealer.unsealText(row.refreshSealed);
     if (token) await this.revokeToken(row.clientId, token, row.id);

@@ -8,6 +8,13 @@
  *   remove (default)  the member's links are dropped; their originals are untouched
  *   hide              links are soft-hidden and come back if the member rejoins
  *   retain            the linked rows are copied into resource ownership, independent from then on
+ *
+ * onOwnerDelete, per shared table, when the contributor's account is deleted (every resource at once):
+ *   remove (default)  the links are dropped and the row ids listed for the data service to delete
+ *   tombstone         the rows stay linked, their contributor becomes the deleted-user profile (null id)
+ *   retain            the rows are copied into resource ownership, the originals listed for deletion
+ * A hidden link (its contributor had left under `hide`) and a link into a resource the deletion removes
+ * are dropped and listed for deletion whatever the policy: nothing could bring them back.
  */
 import type { AppRegistry } from "../apps/registry.ts";
 import type { Storage, Tx } from "../db/sql.ts";
@@ -16,8 +23,27 @@ import { ApiError } from "../http/errors.ts";
 export interface LinkRow {
   table: string;
   rowId: string;
-  contributorId: string;
+  /** Null when the contributor's account was deleted under `onOwnerDelete: tombstone`. */
+  contributorId: string | null;
   hidden: boolean;
+  /** Only for a tombstoned row: the reserved deleted-user profile. */
+  contributor?: typeof DELETED_USER;
+}
+
+/** The reserved profile a tombstoned row's authorship resolves to. */
+export const DELETED_USER = { id: null, displayName: "Deleted user" } as const;
+
+export type OwnerDeletePolicy = "remove" | "tombstone" | "retain";
+
+/** Per shared table, what a deletion did to the deleted user's rows (row ids, each once, sorted). */
+export interface TableOutcome {
+  policy: OwnerDeletePolicy;
+  /** Rows the data service should delete: removed ones, and the originals of retained ones. */
+  delete: string[];
+  /** Rows kept in place, authored by the deleted-user profile. */
+  tombstoned: string[];
+  /** Rows copied into resource ownership (their originals are in `delete`). */
+  retained: string[];
 }
 
 export interface RetainedRow {
@@ -117,6 +143,77 @@ export class DataSeam {
     );
   }
 
+  /**
+   * Applies each shared table's onOwnerDelete policy to every row `userId` linked, in every resource
+   * (`gone`: resources this deletion removes). Retained copies are credited to the pseudonym, and so are
+   * the copies kept earlier from this user. Reads the links by contributor, which no index serves (they
+   * are keyed by resource for the hot paths): acceptable for a rare, per-user operation.
+   */
+  async applyOwnerDeletion(
+    tx: Tx,
+    userId: string,
+    pseudonym: string,
+    gone: ReadonlySet<string>,
+    now: number,
+  ): Promise<Record<string, TableOutcome>> {
+    const links = await tx.all<{
+      resourceId: string;
+      appId: string;
+      tableName: string;
+      rowId: string;
+      hidden: boolean | number;
+      data: string | null;
+    }>(
+      `SELECT l.resource_id AS "resourceId", r.app_id AS "appId", l.table_name AS "tableName", l.row_id AS "rowId",
+         l.hidden, l.data FROM resource_links l JOIN resources r ON r.id = l.resource_id
+       WHERE l.contributor_id = $1 ORDER BY l.resource_id, l.table_name, l.row_id`,
+      [userId],
+    );
+    type Sets = { policy: OwnerDeletePolicy } & Record<"delete" | "tombstoned" | "retained", Set<string>>;
+    const outcomes: Record<string, Sets> = {};
+    for (const link of links) {
+      const policy = this.apps.ownerDeletePolicy(link.appId, link.tableName);
+      outcomes[link.tableName] ??= { policy, delete: new Set(), tombstoned: new Set(), retained: new Set() };
+      const outcome = outcomes[link.tableName]!;
+      const final = Boolean(link.hidden) || gone.has(link.resourceId);
+      if (!final && policy === "tombstone") {
+        tx.write(
+          "UPDATE resource_links SET contributor_id = NULL WHERE resource_id = $1 AND table_name = $2 AND row_id = $3",
+          [link.resourceId, link.tableName, link.rowId],
+        );
+        outcome.tombstoned.add(link.rowId);
+        continue;
+      }
+      if (!final && policy === "retain") {
+        tx.write(
+          `INSERT INTO retained_rows (resource_id, table_name, row_id, from_user_id, data, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6)`,
+          [link.resourceId, link.tableName, link.rowId, pseudonym, link.data, now],
+        );
+        outcome.retained.add(link.rowId);
+      }
+      outcome.delete.add(link.rowId);
+      tx.write("DELETE FROM resource_links WHERE resource_id = $1 AND table_name = $2 AND row_id = $3", [
+        link.resourceId,
+        link.tableName,
+        link.rowId,
+      ]);
+    }
+    tx.write("UPDATE retained_rows SET from_user_id = $2 WHERE from_user_id = $1", [userId, pseudonym]);
+    const sorted = (set: Set<string>) => [...set].sort();
+    return Object.fromEntries(
+      Object.entries(outcomes).map(([table, o]) => [
+        table,
+        {
+          policy: o.policy,
+          delete: sorted(o.delete),
+          tombstoned: sorted(o.tombstoned),
+          retained: sorted(o.retained),
+        },
+      ]),
+    );
+  }
+
   async linkedRows(resourceId: string): Promise<{ links: LinkRow[]; retained: RetainedRow[] }> {
     const links = await this.storage.all<LinkRow & { hidden: number | boolean }>(
       `SELECT table_name AS "table", row_id AS "rowId", contributor_id AS "contributorId", hidden
@@ -129,7 +226,11 @@ export class DataSeam {
       [resourceId],
     );
     return {
-      links: links.map((l) => ({ ...l, hidden: Boolean(l.hidden) })),
+      links: links.map((l) => ({
+        ...l,
+        hidden: Boolean(l.hidden),
+        ...(l.contributorId === null ? { contributor: DELETED_USER } : {}),
+      })),
       retained: retained.map((r) => ({ ...r, data: r.data === null ? null : JSON.parse(r.data) })),
     };
   }

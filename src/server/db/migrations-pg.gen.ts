@@ -3,6 +3,8 @@ import journal from "../../../drizzle-pg/meta/_journal.json";
 import m0 from "../../../drizzle-pg/0000_extensions.sql" with { type: "text" };
 import m1 from "../../../drizzle-pg/0001_init.sql" with { type: "text" };
 import m2 from "../../../drizzle-pg/0002_budget_windows.sql" with { type: "text" };
+import m3 from "../../../drizzle-pg/0003_ownership_offers.sql" with { type: "text" };
+import m4 from "../../../drizzle-pg/0004_account_deletion.sql" with { type: "text" };
 
-export const migrationSql: string[] = [m0, m1, m2];
+export const migrationSql: string[] = [m0, m1, m2, m3, m4];
 export const migrationJournal = journal;

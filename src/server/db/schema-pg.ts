@@ -151,7 +151,8 @@ export const resourceLinks = pgTable(
       .references(() => resources.id, { onDelete: "cascade" }),
     tableName: text("table_name").notNull(),
     rowId: text("row_id").notNull(),
-    contributorId: text("contributor_id").notNull(),
+    /** Who linked the row; null once that user's account is deleted under `onOwnerDelete: tombstone`. */
+    contributorId: text("contributor_id"),
     hidden: boolean("hidden").notNull().default(false),
     data: text("data"),
     createdAt: ms("created_at").notNull(),
@@ -160,6 +161,19 @@ export const resourceLinks = pgTable(
     primaryKey({ columns: [t.resourceId, t.tableName, t.rowId] }),
     index("resource_links_contributor").on(t.resourceId, t.contributorId),
   ],
+);
+
+export const ownershipOffers = pgTable(
+  "ownership_offers",
+  {
+    resourceId: text("resource_id")
+      .primaryKey()
+      .references(() => resources.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull(),
+    offeredBy: text("offered_by").notNull(),
+    createdAt: ms("created_at").notNull(),
+  },
+  (t) => [index("ownership_offers_user").on(t.userId)],
 );
 
 export const retainedRows = pgTable(
@@ -197,3 +211,10 @@ export const budgetWindows = pgTable(
   },
   (t) => [primaryKey({ columns: [t.appId, t.windowStart] })],
 );
+
+/** Deleted accounts, by pseudonym (see schema.ts). */
+export const deletedUsers = pgTable("deleted_users", {
+  pseudonym: text("pseudonym").primaryKey(),
+  deletedAt: ms("deleted_at").notNull(),
+  report: text("report").notNull(),
+});

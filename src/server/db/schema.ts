@@ -156,7 +156,8 @@ export const resourceLinks = sqliteTable(
       .references(() => resources.id, { onDelete: "cascade" }),
     tableName: text("table_name").notNull(),
     rowId: text("row_id").notNull(),
-    contributorId: text("contributor_id").notNull(),
+    /** Who linked the row; null once that user's account is deleted under `onOwnerDelete: tombstone`. */
+    contributorId: text("contributor_id"),
     hidden: integer("hidden", { mode: "boolean" }).notNull().default(false),
     data: text("data"),
     createdAt: integer("created_at").notNull(),
@@ -165,6 +166,24 @@ export const resourceLinks = sqliteTable(
     primaryKey({ columns: [t.resourceId, t.tableName, t.rowId] }),
     index("resource_links_contributor").on(t.resourceId, t.contributorId),
   ],
+);
+
+/**
+ * Pending ownership offers: at most one per resource (a new offer replaces it). An offer lives while
+ * its target is an active member: leaving or being removed ends it in the same transaction, and it
+ * goes with its resource.
+ */
+export const ownershipOffers = sqliteTable(
+  "ownership_offers",
+  {
+    resourceId: text("resource_id")
+      .primaryKey()
+      .references(() => resources.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull(),
+    offeredBy: text("offered_by").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("ownership_offers_user").on(t.userId)],
 );
 
 /** `retain` copies: rows that became the resource's own when their contributor left or was removed. */
@@ -212,3 +231,14 @@ export const budgetWindows = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.appId, t.windowStart] })],
 );
+
+/**
+ * Deleted accounts, by pseudonym (HMAC of the user id under the sealing key: the id itself is gone).
+ * A deletion is final: membership changes naming a deleted user are refused, and a second delete
+ * answers the first one's report.
+ */
+export const deletedUsers = sqliteTable("deleted_users", {
+  pseudonym: text("pseudonym").primaryKey(),
+  deletedAt: integer("deleted_at").notNull(),
+  report: text("report").notNull(),
+});

@@ -40,6 +40,8 @@ export const API_ERROR_CODES = [
   "budget_exceeded",
   "admin_disabled",
   "already_linked",
+  "user_deleted",
+  "reauthentication_required",
   "database_busy",
   "database_unavailable",
   "too_many_token_checks",
@@ -75,6 +77,14 @@ export class ApiError extends Error {
     readonly facts?: ErrorFacts,
   ) {
     super(message);
+  }
+
+  /** Fields the body carries besides `error` and `code` (e.g. a refused refresh's `reason`). */
+  extra?: Readonly<Record<string, string>>;
+
+  withBody(extra: Readonly<Record<string, string>>): this {
+    this.extra = extra;
+    return this;
   }
 }
 
@@ -135,7 +145,7 @@ export const errors = {
 };
 
 export function errorBody(error: ApiError, requestId?: string): Record<string, string> {
-  const body: Record<string, string> = { error: error.message, code: error.code };
+  const body: Record<string, string> = { ...error.extra, error: error.message, code: error.code };
   if (requestId && error.status >= 500) body.requestId = requestId;
   return body;
 }

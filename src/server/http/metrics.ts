@@ -23,6 +23,7 @@ const STATIC_ROUTES = new Set([
   "/auth/consent/reject",
   "/auth/kratos/flow",
   "/v1/me",
+  "/v1/me/export",
   "/v1/resources",
   "/v1/resources/browse",
   "/v1/resources/static",
@@ -45,6 +46,10 @@ const RESOURCE_ACTIONS = new Set([
   "leave",
   "setRole",
   "remove",
+  "transferOwnership",
+  "acceptOwnership",
+  "declineOwnership",
+  "cancelOwnership",
 ]);
 const PATTERNS: Array<[RegExp, string | ((m: RegExpExecArray) => string | undefined)]> = [
   [
@@ -59,6 +64,7 @@ const PATTERNS: Array<[RegExp, string | ((m: RegExpExecArray) => string | undefi
   [/^\/admin\/v1\/sessions\/[^/]+$/, "/admin/v1/sessions/:id"],
   [/^\/admin\/v1\/users\/[^/]+$/, "/admin/v1/users/:id"],
   [/^\/admin\/v1\/users\/[^/]+\/sessions$/, "/admin/v1/users/:id/sessions"],
+  [/^\/admin\/v1\/users\/[^/]+\/export$/, "/admin/v1/users/:id/export"],
   [/^\/admin\/v1\/pending\/[^/]+\/[^/]+$/, "/admin/v1/pending/:resourceId/:userId"],
   [/^\/admin\/v1\/resources\/[^/]+\/members$/, "/admin/v1/resources/:id/members"],
   [/^\/admin\/v1\/resources\/[^/]+\/setRole$/, "/admin/v1/resources/:id/setRole"],

@@ -20,6 +20,13 @@ export const ErrorBody = T.Object(
     requestId: T.Optional(
       T.String({ description: "On 500 `internal`: the id of the log line that tells what happened." }),
     ),
+    reason: T.Optional(
+      T.String({
+        pattern: "^[a-z_]+$",
+        description:
+          "On a refused `/auth/refresh`: why the session is gone (`signed_out`, `revoked`, `expired`, `reused`, `replaced`, `deleted`, `no_session`).",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -26,7 +26,14 @@ export class TokenCache {
   hits = 0;
   misses = 0;
 
-  constructor(private readonly hydra: HydraClient) {}
+  /**
+   * @param refused a user whose tokens the provider may still accept but the gateway refuses (a deleted
+   *                account: the provider's revocation comes after, best effort); asked on misses only
+   */
+  constructor(
+    private readonly hydra: HydraClient,
+    private readonly refused: (userId: string) => Promise<boolean> = async () => false,
+  ) {}
 
   /**
    * The principal for a bearer token, or null when the provider says it is not valid. Throws
@@ -67,6 +74,11 @@ export class TokenCache {
     this.cache.delete(sha256(token));
   }
 
+  /** Drops every cached token of a user (a deleted account): the next call asks again, and is refused. */
+  forgetUser(userId: string): void {
+    this.cache.deleteWhere((principal) => principal?.userId === userId);
+  }
+
   private async lookup(token: string): Promise<{ principal: TokenPrincipal | null; expiresAt?: number }> {
     if (this.hydra.introspects) {
       const result = await this.hydra.introspect(token);
@@ -77,12 +89,14 @@ export class TokenCache {
       const userId = result.sub ?? (await this.hydra.userinfo(token))?.sub;
       if (userId === undefined)
         throw new IdpUnavailable("introspection says active but userinfo refuses the token");
+      if (await this.refused(userId)) return { principal: null };
       return {
         principal: { userId, clientId: result.clientId },
         expiresAt: result.exp !== undefined ? result.exp * 1000 : undefined,
       };
     }
     const info = await this.hydra.userinfo(token);
-    return { principal: info ? { userId: info.sub, clientId: undefined } : null };
+    if (!info || (await this.refused(info.sub))) return { principal: null };
+    return { principal: { userId: info.sub, clientId: undefined } };
   }
 }

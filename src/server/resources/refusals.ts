@@ -3,7 +3,7 @@
  * stable part clients switch on), and the audit event type each trigger writes. Shared by the public
  * API and the operator's admin routes, so the same change is refused and audited the same way.
  */
-import { ApiError } from "../http/errors.ts";
+import { ApiError, errors } from "../http/errors.ts";
 import type { RefusalCode, Trigger } from "./transitions.ts";
 
 const MESSAGES: Record<RefusalCode | "unknown_type" | "reserved_type", string> = {
@@ -23,6 +23,8 @@ const MESSAGES: Record<RefusalCode | "unknown_type" | "reserved_type", string> =
   owner_cannot_leave: "The owner cannot leave the resource.",
   not_a_member: "Not a member of this resource.",
   app_resource_undeletable: "The app resource cannot be deleted.",
+  app_resource_untransferable: "Resources owned by the app (_app and statics) never change owner.",
+  no_pending_offer: "There is no pending ownership offer to accept, decline or cancel.",
   unknown_type: "Unknown resource type.",
   reserved_type: "This resource type is reserved.",
 };
@@ -45,4 +47,18 @@ export const EVENT: Record<Trigger["kind"], string> = {
   remove: "member.removed",
   leave: "member.left",
   delete: "resource.deleted",
+  transferOwnership: "ownership.offered",
+  acceptOwnership: "ownership.accepted",
+  declineOwnership: "ownership.declined",
+  cancelOwnership: "ownership.cancelled",
 };
+
+/**
+ * Refuses a change naming a deleted user (`guard`'s answer): the caller itself reads as signed out, a
+ * target as gone.
+ */
+export function refuseDeleted(deleted: string | undefined, callerId: string): void {
+  if (deleted === undefined) return;
+  if (deleted === callerId) throw errors.unauthenticated();
+  throw new ApiError(404, "user_deleted", "That user's account has been deleted.");
+}

@@ -94,4 +94,28 @@ export const resourceDocs = {
     CHANGE,
   ),
   remove: doc("removeMember", "Remove a member", { 200: json(Ok) }, CHANGE),
+  transferOwnership: doc(
+    "transferOwnership",
+    "Offer ownership to an active member (owner only); replaces a pending offer",
+    { 200: json(Shape({ ok: T.Literal(true), state: T.Literal("offered"), userId: T.String() })) },
+    CHANGE,
+  ),
+  acceptOwnership: doc(
+    "acceptOwnership",
+    "Accept the pending offer made to the caller: the caller becomes the owner, the previous owner an admin",
+    { 200: json(Shape({ ok: T.Literal(true), role: T.Literal("owner") })) },
+    CHANGE,
+  ),
+  declineOwnership: doc(
+    "declineOwnership",
+    "Decline the pending ownership offer made to the caller",
+    { 200: json(Ok) },
+    CHANGE,
+  ),
+  cancelOwnership: doc(
+    "cancelOwnership",
+    "Withdraw the resource's pending ownership offer (owner only)",
+    { 200: json(Ok) },
+    CHANGE,
+  ),
 };

@@ -28,7 +28,7 @@ export async function apiPrincipal(gateway: Gateway, request: Request): Promise<
 }
 
 export function resourceRoutes(gateway: Gateway) {
-  const { membership } = gateway;
+  const { membership, ownership } = gateway;
   const { store } = membership;
   const change = membership.transition.bind(membership);
   return (
@@ -232,6 +232,39 @@ export function resourceRoutes(gateway: Gateway) {
           return { ok: true };
         },
         { body: t.Object({ userId: UserId }), detail: docs.remove },
+      )
+      // Ownership: the owner offers, the member accepts or declines, the owner may cancel.
+      .post(
+        "/:id/transferOwnership",
+        async ({ principal, params, body }) => {
+          await ownership.change(principal, params.id, "transferOwnership", body.userId);
+          return { ok: true, state: "offered", userId: body.userId };
+        },
+        { body: t.Object({ userId: UserId }), detail: docs.transferOwnership },
+      )
+      .post(
+        "/:id/acceptOwnership",
+        async ({ principal, params }) => {
+          await ownership.change(principal, params.id, "acceptOwnership");
+          return { ok: true, role: "owner" };
+        },
+        { detail: docs.acceptOwnership },
+      )
+      .post(
+        "/:id/declineOwnership",
+        async ({ principal, params }) => {
+          await ownership.change(principal, params.id, "declineOwnership");
+          return { ok: true };
+        },
+        { detail: docs.declineOwnership },
+      )
+      .post(
+        "/:id/cancelOwnership",
+        async ({ principal, params }) => {
+          await ownership.change(principal, params.id, "cancelOwnership");
+          return { ok: true };
+        },
+        { detail: docs.cancelOwnership },
       )
   );
 }

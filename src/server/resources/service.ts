@@ -3,18 +3,20 @@
  * rules (`transitions.ts`) what happens, applies the answer with `store.ts`, applies onMemberRemove
  * through the data seam, keeps `member_count`, and appends one event row. Routes stay thin.
  */
+import type { DeletedUsers } from "../accounts/pseudonym.ts";
 import type { AppRegistry, TypeConfig } from "../apps/registry.ts";
 import type { DataSeam } from "../data/seam.ts";
 import type { Storage, TransactionOptions, Tx } from "../db/sql.ts";
 import { appendEvent } from "../events/log.ts";
 import type { Principal } from "../http/principal.ts";
 import { canSee, isOwner } from "./access.ts";
-import { EVENT, notFound, refusal } from "./refusals.ts";
+import { EVENT, notFound, refusal, refuseDeleted } from "./refusals.ts";
 import type { MemberRow, ResourceRow, ResourceStore } from "./store.ts";
 import {
   type Change,
   type Decision,
   decide,
+  endsOfferTo,
   OPERATOR,
   type ResourceFacts,
   type Trigger,
@@ -37,6 +39,8 @@ export class MembershipService {
     readonly store: ResourceStore,
     private readonly apps: AppRegistry,
     private readonly seam: DataSeam,
+    /** Every change takes its users' locks and refuses a deleted user (deletion is final). */
+    readonly deleted: DeletedUsers,
   ) {}
 
   typeOf(appId: string, type: string): TypeConfig {
@@ -55,6 +59,7 @@ export class MembershipService {
     return {
       isPublic: resource.visibility === "public",
       isAppResource: resource.type === "_app",
+      isAppOwned: resource.ownerKind === "app",
       defaultRole: type.defaultRole,
       grantCeiling: type.grantCeiling,
     };
@@ -113,12 +118,14 @@ export class MembershipService {
   ): Promise<Change> {
     return this.storage.transaction(async (tx) => {
       // Issued together (one round trip to PostgreSQL); they run in order, so the memberships are read
-      // once the resource is locked.
-      const [resource, actor, target] = await Promise.all([
+      // once the users and the resource are locked.
+      const [gone, resource, actor, target] = await Promise.all([
+        this.deleted.guard(tx, [principal.userId, targetUserId]),
         this.store.lockResource(resourceId, tx),
         this.store.getMembership(resourceId, principal.userId, tx),
         targetUserId === undefined ? undefined : this.store.getMembership(resourceId, targetUserId, tx),
       ]);
+      refuseDeleted(gone, principal.userId);
       if (!resource || resource.appId !== principal.appId) throw notFound();
       if (trigger.kind === "delete" && resource.type === "_app")
         throw refusal("app_resource_undeletable", 403);
@@ -162,11 +169,14 @@ export class MembershipService {
     actor: string,
   ): Promise<Change> {
     return this.storage.transaction(async (tx) => {
-      // Issued together; they run in order, so the membership is read once the resource is locked.
-      const [resource, target] = await Promise.all([
+      // Issued together; they run in order, so the membership is read once the user and the resource
+      // are locked (as every change does, so a deletion in progress is waited for, then refused).
+      const [gone, resource, target] = await Promise.all([
+        this.deleted.guard(tx, [targetUserId]),
         this.store.lockResource(resourceId, tx),
         this.store.getMembership(resourceId, targetUserId, tx),
       ]);
+      refuseDeleted(gone, "");
       if (!resource) throw notFound();
       const decision = decide(this.facts(resource), trigger, OPERATOR, target);
       return this.commit(tx, resource, trigger.kind, decision, targetUserId, target, actor);
@@ -236,11 +246,32 @@ export class MembershipService {
       case "drop":
         this.store.deleteMember(tx, resource.id, userId);
         if (before?.state === "active") this.store.addToCount(tx, resource, -1);
+        if (endsOfferTo(change, before) && (await this.store.deleteOfferTo(tx, resource.id, userId)))
+          appendEvent(tx, {
+            type: "ownership.invalidated",
+            actor: actorId,
+            resourceId: resource.id,
+            userId,
+            data: { reason: actorId === userId ? "left" : "removed" },
+          });
         if (change.policies) await this.seam.applyMemberRemoval(tx, resource.appId, resource.id, userId, now);
         return;
       case "deleteResource":
         // Members, links and retained copies go with it (foreign keys ON DELETE CASCADE).
         this.store.deleteResource(tx, resource.id);
+        return;
+      case "offerOwnership":
+        this.store.putOffer(tx, { resourceId: resource.id, userId, offeredBy: actorId, createdAt: now });
+        return;
+      case "takeOwnership":
+        // One owner before and after: the previous owner steps down to admin in the same transaction.
+        this.store.updateMember(tx, resource.id, resource.ownerId, "admin", "active", now);
+        this.store.updateMember(tx, resource.id, userId, "owner", "active", now);
+        this.store.setOwner(tx, resource.id, userId);
+        this.store.deleteOffer(tx, resource.id);
+        return;
+      case "endOffer":
+        this.store.deleteOffer(tx, resource.id);
         return;
       case "none":
         return;
@@ -264,10 +295,12 @@ export class MembershipService {
     write?: (tx: Tx, resource: ResourceRow) => Promise<void>,
   ): Promise<{ role: string; joined: boolean }> {
     return this.storage.transaction(async (tx) => {
-      const [resource, actor] = await Promise.all([
+      const [gone, resource, actor] = await Promise.all([
+        this.deleted.guard(tx, [userId]),
         this.store.lockResource(resourceId, tx),
         this.store.getMembership(resourceId, userId, tx),
       ]);
+      refuseDeleted(gone, "");
       if (!resource) throw notFound();
       const decision = decide(this.facts(resource), { kind: "autoJoin" }, actor);
       if (!decision.ok) throw refusal(decision.code, decision.status);
@@ -308,6 +341,7 @@ export class MembershipService {
   /** Consent's side effect: the subject joins the app's `_app` resource at its default role (idempotent). */
   joinAppResource(appId: string, userId: string, options?: TransactionOptions): Promise<boolean> {
     return this.storage.transaction(async (tx) => {
+      if (await this.deleted.guard(tx, [userId])) return false;
       const found = await this.store.findStatic(appId, "_app", "_app", tx);
       const resource = found && (await this.store.lockResource(found.id, tx));
       if (!resource) return false;

@@ -1,6 +1,7 @@
 /**
  * Every membership and lifecycle transition of a resource (invite, request, accept, reject, join,
- * auto-join, setRole, remove, leave, delete) as one pure function: (resource, trigger, actor, target)
+ * auto-join, setRole, remove, leave, delete, and the ownership offer: transfer, accept, decline,
+ * cancel) as one pure function: (resource, trigger, actor, target)
  * → the change to make, or a typed refusal. It reads no clock and no database: `service.ts` loads the
  * rows inside the write transaction, asks here, and applies the answer in that same transaction, so
  * two racing requests cannot both pass a check.
@@ -24,6 +25,8 @@ export interface ResourceFacts {
   /** Public = unlisted or discoverable. */
   isPublic: boolean;
   isAppResource: boolean;
+  /** Owned by its app (`_app` and statics): no user owns it, and its ownership never moves. */
+  isAppOwned: boolean;
   defaultRole: GrantableRole;
   grantCeiling: GrantableRole;
 }
@@ -40,11 +43,22 @@ export type Trigger =
   | { kind: "setRole"; role?: unknown }
   | { kind: "remove" }
   | { kind: "leave" }
-  | { kind: "delete"; actorIsOwner: boolean };
+  | { kind: "delete"; actorIsOwner: boolean }
+  /** The owner offers ownership to `target`; `targetIsActor` when the owner names itself. */
+  | { kind: "transferOwnership"; targetIsActor: boolean }
+  | { kind: "acceptOwnership"; offer: OfferFacts }
+  | { kind: "declineOwnership"; offer: OfferFacts }
+  | { kind: "cancelOwnership"; offer: OfferFacts };
+
+/** The resource's pending ownership offer as the caller sees it: none, made to the caller, or to someone else. */
+export type OfferFacts = "none" | "to_actor" | "to_other";
+
+/** The ownership triggers (ownership.ts asks them, with the offer it reads inside the transaction). */
+export type OwnershipTrigger = Extract<Trigger, { kind: `${string}Ownership` }>;
 
 /** A trigger as callers ask for it: the service counts the inviter's pending invites itself. */
 export type TriggerRequest =
-  | Exclude<Trigger, { kind: "invite" } | { kind: "delete" }>
+  | Exclude<Trigger, { kind: "invite" } | { kind: "delete" } | OwnershipTrigger>
   | { kind: "invite"; role?: unknown }
   | { kind: "delete" };
 
@@ -64,7 +78,9 @@ export type RefusalCode =
   | "insufficient_rank"
   | "owner_cannot_leave"
   | "not_a_member"
-  | "app_resource_undeletable";
+  | "app_resource_undeletable"
+  | "app_resource_untransferable"
+  | "no_pending_offer";
 
 export type Change =
   /** A new membership row (invite, request, join, auto-join). */
@@ -75,6 +91,12 @@ export type Change =
   /** The row goes; `policies` says whether onMemberRemove applies (only when an active member leaves). */
   | { kind: "drop"; policies: boolean }
   | { kind: "deleteResource" }
+  /** A pending ownership offer to the target, replacing the resource's previous one if any. */
+  | { kind: "offerOwnership" }
+  /** The offered member becomes the owner and the previous owner an admin, together. */
+  | { kind: "takeOwnership" }
+  /** The pending offer ends (declined or cancelled); ownership stays where it is. */
+  | { kind: "endOffer" }
   | { kind: "none" };
 
 export type Decision = { ok: true; change: Change } | { ok: false; code: RefusalCode; status: number };
@@ -97,6 +119,8 @@ export const REFUSAL_STATUS: Record<RefusalCode, number> = {
   owner_cannot_leave: 403,
   not_a_member: 404,
   app_resource_undeletable: 403,
+  app_resource_untransferable: 403,
+  no_pending_offer: 404,
 };
 
 export const MAX_PENDING_INVITES = 50;
@@ -188,5 +212,37 @@ export function decide(
     case "delete":
       if (resource.isAppResource) return no("app_resource_undeletable");
       return trigger.actorIsOwner ? ok({ kind: "deleteResource" }) : no("forbidden");
+    // Ownership moves only by consent, like membership: the owner offers, the member accepts
+    // (Google Drive's rule). `_app` and statics belong to their app: checked first, whoever asks.
+    case "transferOwnership":
+      if (resource.isAppOwned) return no("app_resource_untransferable");
+      if (!actorIsOwner(actor)) return no("forbidden");
+      if (trigger.targetIsActor) return no("target_is_owner");
+      if (target?.state !== "active") return no("not_a_member");
+      return ok({ kind: "offerOwnership" });
+    case "acceptOwnership":
+      if (resource.isAppOwned) return no("app_resource_untransferable");
+      if (trigger.offer !== "to_actor") return no("no_pending_offer");
+      // The target must still be active when it accepts (leaving ends the offer; checked again here).
+      if (!actorActive) return no("not_a_member");
+      return ok({ kind: "takeOwnership" });
+    case "declineOwnership":
+      if (resource.isAppOwned) return no("app_resource_untransferable");
+      return trigger.offer === "to_actor" ? ok({ kind: "endOffer" }) : no("no_pending_offer");
+    case "cancelOwnership":
+      if (resource.isAppOwned) return no("app_resource_untransferable");
+      if (!actorIsOwner(actor)) return no("forbidden");
+      return trigger.offer === "none" ? no("no_pending_offer") : ok({ kind: "endOffer" });
   }
+}
+
+const actorIsOwner = (actor?: Membership) => actor?.state === "active" && actor.role === "owner";
+
+/**
+ * Whether a change to a member's row ends the pending ownership offer made to that member: an offer
+ * lives only while its target is an active member, so any change that ends an active membership
+ * (leave, remove) ends it in the same transaction.
+ */
+export function endsOfferTo(change: Change, before?: Membership): boolean {
+  return change.kind === "drop" && before?.state === "active";
 }

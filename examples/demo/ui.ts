@@ -1,0 +1,103 @@
+/**
+ * The page's small toolkit: element lookup and creation, the three message lines (what happened,
+ * what was refused, the session notice), and `act`, which runs one user action, says how it went and
+ * repaints. Everything a person reads about a failure goes through words.ts.
+ */
+import { GatewayError } from "../../packages/sdk/src/index.ts";
+import { errorWords } from "./words.ts";
+
+export const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
+
+/** An element with text or children; `data` becomes data-* attributes (the tests' handles). */
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  options: { text?: string; data?: Record<string, string>; id?: string } = {},
+  ...children: Array<Node | string>
+): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (options.id) node.id = options.id;
+  if (options.text !== undefined) node.textContent = options.text;
+  for (const [key, value] of Object.entries(options.data ?? {})) node.dataset[key] = value;
+  node.append(...children);
+  return node;
+}
+
+/** A button that runs `work` through `act`; `action` names it for tests (data-action). */
+export function actionButton(label: string, action: string, work: () => Promise<string>) {
+  const button = el("button", { text: label, data: { action } });
+  button.type = "button";
+  button.onclick = () => act(work);
+  return button;
+}
+
+/** What just happened, in words (the success line). */
+export function say(text: string): void {
+  $("status").textContent = text;
+}
+
+/** What was refused or failed, in words. */
+export function complain(error: unknown): void {
+  $("error").textContent = errorWords(error);
+}
+
+export function clearMessages(): void {
+  say("");
+  $("error").textContent = "";
+}
+
+let afterAction: () => Promise<void> = async () => {};
+let sessionLost: (error: GatewayError) => Promise<void> = async () => {};
+
+/** What `act` does after each action (repaint), and when a call finds the session gone. */
+export function onActed(hooks: {
+  repaint: () => Promise<void>;
+  sessionLost: (error: GatewayError) => Promise<void>;
+}): void {
+  afterAction = hooks.repaint;
+  sessionLost = hooks.sessionLost;
+}
+
+/**
+ * Shows a failure in words. A call refused because the session is gone is not the action's error:
+ * the session notice says it (auth.onChange has already cleared the page, or the re-check does).
+ */
+export async function report(error: unknown): Promise<void> {
+  if (error instanceof GatewayError && error.code === "unauthenticated")
+    return sessionLost(error).catch(complain);
+  complain(error);
+}
+
+/**
+ * Runs one user action: `work` may return the sentence to show on success, a refusal is shown in words,
+ * and then the page repaints, so it shows what is true now either way (unless the action only moved
+ * around: opening, paging).
+ */
+export async function act(work: () => Promise<unknown>, options: { repaint?: boolean } = {}): Promise<void> {
+  clearMessages();
+  try {
+    const done = await work();
+    if (typeof done === "string") say(done);
+  } catch (error) {
+    if (error instanceof GatewayError && error.code === "unauthenticated") return report(error);
+    complain(error);
+  }
+  if (options.repaint !== false) await afterAction().catch(report);
+}
+
+/**
+ * Hands out tickets so that only the newest load of an area may paint it: a slow answer from before
+ * a sign-out (or from before a newer load) is dropped instead of showing stale or another user's data.
+ */
+export class Latest {
+  private current = 0;
+  next(): number {
+    return ++this.current;
+  }
+  isCurrent(ticket: number): boolean {
+    return ticket === this.current;
+  }
+  /** Makes every load in flight stale. */
+  invalidate(): void {
+    this.current++;
+  }
+}

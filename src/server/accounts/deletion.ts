@@ -1,0 +1,260 @@
+/**
+ * Account deletion (issue 16): `DELETE /admin/v1/users/:id` and `DELETE /v1/me`. One write transaction,
+ * holding the user's lock (every membership change of that user waits for it, then finds the user
+ * deleted: see pseudonym.ts) and each touched resource's row lock, does everything at once:
+ *
+ * - each shared table's onOwnerDelete policy on the user's linked rows, in every resource (data seam);
+ * - each resource the user owns passes to its successor (rules.ts), or is deleted with its cascade;
+ * - every membership, pending invite and request of the user, and every pending invite the user sent,
+ *   ends (member counts move with them); pending ownership offers to or from the user end;
+ * - every session of the user ends (reason `deleted`);
+ * - the credit ledger, the audit events (subject, actor, and ids inside their data), kept copies and
+ *   accepted invites name the pseudonym instead of the id; a `user.deleted` event and a `deleted_users`
+ *   row keep the report, so a second delete is a no-op that answers the same report.
+ *
+ * After the commit, never holding up the answer and never failing it: the user's bearer tokens leave the
+ * cache (a provider that still accepts one is overruled: the token cache refuses deleted users), the
+ * sessions' refresh tokens are revoked at the provider, and the Kratos identity is deleted when
+ * KRATOS_ADMIN_URL is set. Session rows keep the user id until the retention purge (7 days), so a
+ * browser still holding the cookie is told why its session ended.
+ */
+import type { SessionRow, SessionStore } from "../auth/session-store.ts";
+import type { SessionService } from "../auth/sessions.ts";
+import type { DataSeam } from "../data/seam.ts";
+import type { Storage, Tx } from "../db/sql.ts";
+import { appendEvent } from "../events/log.ts";
+import { ApiError } from "../http/errors.ts";
+import type { KratosAdmin } from "../idp/kratos-admin.ts";
+import type { TokenCache } from "../idp/token-cache.ts";
+import type { Logger } from "../lib/log.ts";
+import type { MembershipService } from "../resources/service.ts";
+import type { ResourceRow } from "../resources/store.ts";
+import type { DeletionReport } from "./model.ts";
+import { type Candidate, successorOf } from "./rules.ts";
+
+export interface AccountDeletionParts {
+  storage: Storage;
+  membership: MembershipService;
+  seam: DataSeam;
+  sessionStore: SessionStore;
+  sessions: SessionService;
+  tokens: TokenCache;
+  kratos: KratosAdmin;
+  log: Logger;
+}
+
+/** Who asked: an operator (or the app's backend) on the admin API, or the user. */
+export type DeletionActor = "admin" | "self";
+
+type Stored = Omit<DeletionReport, "userId" | "deletedNow">;
+
+export class AccountDeletion {
+  private readonly followUps = new Set<Promise<void>>();
+
+  constructor(private readonly parts: AccountDeletionParts) {}
+
+  /** Deletes the account (idempotent); 404 `not_found` when this service holds nothing about the user. */
+  async deleteUser(userId: string, actor: DeletionActor): Promise<DeletionReport> {
+    const { report, ended } = await this.parts.storage.transaction((tx) =>
+      this.inTransaction(tx, userId, actor),
+    );
+    if (report.deletedNow) {
+      this.parts.tokens.forgetUser(userId);
+      const followUp = this.followUp(userId, ended).finally(() => this.followUps.delete(followUp));
+      this.followUps.add(followUp);
+    }
+    return report;
+  }
+
+  /** Resolves once every follow-up started so far (provider revocations, Kratos) has finished. */
+  async idle(): Promise<void> {
+    while (this.followUps.size > 0) await Promise.all([...this.followUps]);
+  }
+
+  private async inTransaction(
+    tx: Tx,
+    userId: string,
+    actor: DeletionActor,
+  ): Promise<{ report: DeletionReport; ended: SessionRow[] }> {
+    const { membership, seam, sessionStore } = this.parts;
+    const { store, deleted } = membership;
+    await deleted.guard(tx, [userId]);
+    const previous = await deleted.find(tx, userId);
+    if (previous) return { report: { userId, deletedNow: false, ...JSON.parse(previous.report) }, ended: [] };
+    const pseudonym = deleted.pseudonyms.of(userId);
+    const by = actor === "self" ? pseudonym : "admin";
+    const now = Date.now();
+    const [memberships, owned, invitesSent, offers, other] = await Promise.all([
+      tx.all<{ resourceId: string; state: string }>(
+        `SELECT resource_id AS "resourceId", state FROM members WHERE user_id = $1`,
+        [userId],
+      ),
+      tx.all<{ id: string }>("SELECT id FROM resources WHERE owner_kind = 'user' AND owner_id = $1", [
+        userId,
+      ]),
+      tx.all<{ resourceId: string; userId: string }>(
+        `SELECT resource_id AS "resourceId", user_id AS "userId" FROM members
+         WHERE invited_by = $1 AND state = 'invited' ORDER BY resource_id, user_id`,
+        [userId],
+      ),
+      tx.all<{ resourceId: string; userId: string }>(
+        `SELECT resource_id AS "resourceId", user_id AS "userId" FROM ownership_offers
+         WHERE user_id = $1 OR offered_by = $1`,
+        [userId],
+      ),
+      tx.get<{ n: number }>(
+        `SELECT (SELECT count(*) FROM sessions WHERE user_id = $1) + (SELECT count(*) FROM credits WHERE user_id = $1)
+           + (SELECT count(*) FROM resource_links WHERE contributor_id = $1)
+           + (SELECT count(*) FROM retained_rows WHERE from_user_id = $1)
+           + (SELECT count(*) FROM events WHERE user_id = $1 OR actor = $1) AS n`,
+        [userId],
+      ),
+    ]);
+    const touched = [
+      ...new Set(
+        [...memberships, ...invitesSent, ...offers].map((r) => r.resourceId).concat(owned.map((r) => r.id)),
+      ),
+    ].sort();
+    if (touched.length === 0 && Number(other?.n ?? 0) === 0)
+      throw new ApiError(404, "not_found", "This service holds nothing about that user.");
+    // One order for every deletion: two of them never wait on each other's resource locks.
+    const locked = await Promise.all(touched.map((id) => store.lockResource(id, tx)));
+    const resources = new Map(locked.filter((r): r is ResourceRow => r !== undefined).map((r) => [r.id, r]));
+    const stateIn = new Map(memberships.map((m) => [m.resourceId, m.state]));
+
+    const transferred: Stored["resources"]["transferred"] = [];
+    const gone = new Set<string>();
+    for (const resource of resources.values()) {
+      if (resource.ownerKind !== "user" || resource.ownerId !== userId) continue;
+      const candidates = await tx.all<Candidate>(
+        `SELECT user_id AS "userId", role, state, created_at AS since FROM members WHERE resource_id = $1`,
+        [resource.id],
+      );
+      const heir = successorOf(
+        candidates.map((c) => ({ ...c, since: Number(c.since) })),
+        userId,
+      );
+      if (heir === undefined) {
+        gone.add(resource.id);
+        continue;
+      }
+      store.updateMember(tx, resource.id, heir, "owner", "active", now);
+      store.setOwner(tx, resource.id, heir);
+      store.deleteOffer(tx, resource.id);
+      transferred.push({ resourceId: resource.id, to: heir });
+      appendEvent(tx, {
+        type: "ownership.transferred",
+        actor: by,
+        resourceId: resource.id,
+        userId: heir,
+        data: { from: pseudonym, reason: "owner_deleted" },
+      });
+    }
+
+    // Memberships end (the owner rows of transferred resources too); deleted resources take theirs along.
+    for (const [resourceId, state] of stateIn) {
+      const resource = resources.get(resourceId);
+      if (!resource || gone.has(resourceId)) continue;
+      store.deleteMember(tx, resourceId, userId);
+      if (state === "active") store.addToCount(tx, resource, -1);
+      appendEvent(tx, {
+        type: "member.deleted",
+        actor: by,
+        resourceId,
+        userId: pseudonym,
+        data: { was: state },
+      });
+    }
+    for (const invite of invitesSent) {
+      if (gone.has(invite.resourceId)) continue;
+      store.deleteMember(tx, invite.resourceId, invite.userId);
+      appendEvent(tx, {
+        type: "member.cancelled",
+        actor: by,
+        resourceId: invite.resourceId,
+        userId: invite.userId,
+        data: { was: "invited", reason: "inviter_deleted" },
+      });
+    }
+    for (const offer of offers) {
+      if (gone.has(offer.resourceId)) continue;
+      appendEvent(tx, {
+        type: "ownership.invalidated",
+        actor: by,
+        resourceId: offer.resourceId,
+        userId: offer.userId === userId ? pseudonym : offer.userId,
+        data: { reason: "deleted" },
+      });
+    }
+    tx.write("DELETE FROM ownership_offers WHERE user_id = $1 OR offered_by = $1", [userId]);
+
+    const sharedTables = await seam.applyOwnerDeletion(tx, userId, pseudonym, gone, now);
+    for (const resourceId of gone) {
+      store.deleteResource(tx, resourceId);
+      appendEvent(tx, {
+        type: "resource.deleted",
+        actor: by,
+        resourceId,
+        userId: pseudonym,
+        data: { reason: "owner_deleted" },
+      });
+    }
+
+    const ended = await sessionStore.endAllOf(tx, userId, "deleted", now);
+    for (const row of ended)
+      appendEvent(tx, {
+        type: "session.ended",
+        actor: by,
+        userId: pseudonym,
+        data: { sessionId: row.id, clientId: row.clientId, reason: "deleted" },
+      });
+    this.pseudonymize(tx, userId, pseudonym);
+
+    const stored: Stored = {
+      pseudonym,
+      deletedAt: new Date(now).toISOString(),
+      resources: { transferred, deleted: [...gone].sort() },
+      membershipsEnded: stateIn.size,
+      invitesCancelled: invitesSent.filter((i) => !gone.has(i.resourceId)).length,
+      offersEnded: new Set(offers.map((o) => o.resourceId)).size,
+      sessionsEnded: ended.length,
+      sharedTables,
+    };
+    tx.write("INSERT INTO deleted_users (pseudonym, deleted_at, report) VALUES ($1, $2, $3)", [
+      pseudonym,
+      now,
+      JSON.stringify(stored),
+    ]);
+    appendEvent(tx, { type: "user.deleted", actor: by, userId: pseudonym, data: stored });
+    return { report: { userId, deletedNow: true, ...stored }, ended };
+  }
+
+  /** What keeps a record of the user keeps the pseudonym instead: the ledger, the audit log, accepted invites. */
+  private pseudonymize(tx: Tx, userId: string, pseudonym: string): void {
+    const quoted = JSON.stringify(userId);
+    const like = `%${quoted.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    tx.write("UPDATE credits SET user_id = $2 WHERE user_id = $1", [userId, pseudonym]);
+    tx.write("UPDATE members SET invited_by = $2 WHERE invited_by = $1", [userId, pseudonym]);
+    tx.write("UPDATE events SET user_id = $2 WHERE user_id = $1", [userId, pseudonym]);
+    tx.write("UPDATE events SET actor = $2 WHERE actor = $1", [userId, pseudonym]);
+    // Ids inside event data (`previousOwner`, `replaces`, …) are JSON strings: replaced as such.
+    tx.write("UPDATE events SET data = replace(data, $1, $2) WHERE data LIKE $3 ESCAPE '\\'", [
+      quoted,
+      JSON.stringify(pseudonym),
+      like,
+    ]);
+  }
+
+  /** Best effort, after the commit: revoke the sessions' refresh tokens, delete the Kratos identity. */
+  private async followUp(userId: string, ended: SessionRow[]): Promise<void> {
+    const { sessions, kratos, log } = this.parts;
+    try {
+      await Promise.all(ended.map((row) => sessions.revokeAtProvider(row)));
+      const identity = await kratos.deleteIdentity(userId);
+      if (identity.outcome === "failed")
+        log("warn", "the Kratos identity of a deleted account was not deleted", { cause: identity.cause });
+    } catch (error) {
+      log("warn", "a deleted account's follow-up failed", { error: String(error) });
+    }
+  }
+}

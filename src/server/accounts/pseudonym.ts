@@ -1,0 +1,81 @@
+/**
+ * Who a deleted user becomes: a stable pseudonym, `deleted:` + an HMAC-SHA-256 of the user id under a
+ * key derived from the sealing keys (never stored in the database, so whoever reads the database cannot
+ * test a guessed id against it). The same id always gives the same pseudonym under one key: the ledger
+ * rows and the audit events of one deleted user stay together, and a second delete finds the first.
+ * After a key rotation the previous keys' pseudonyms are still recognised (`all`).
+ *
+ * `DeletedUsers.guard` keeps deletion final: every transaction that may create or change a membership
+ * or a link for a user takes that user's lock first (the deletion holds it for its whole transaction)
+ * and then refuses a user already deleted. Without it, a join whose caller was resolved just before the
+ * deletion committed would leave a membership of a user who no longer exists.
+ */
+import type { Tx } from "../db/sql.ts";
+
+const INFO = new TextEncoder().encode("sg-user-pseudonym-v1");
+
+export class Pseudonyms {
+  private readonly keys: Uint8Array[];
+
+  /** `keys`: the sealing keys, current first. */
+  constructor(keys: readonly Uint8Array[]) {
+    this.keys = keys.map((key) => new Uint8Array(new Bun.CryptoHasher("sha256", key).update(INFO).digest()));
+  }
+
+  /** The pseudonym under the current key. */
+  of(userId: string): string {
+    return pseudonymWith(this.keys[0]!, userId);
+  }
+
+  /** The pseudonyms under every key of the ring, current first. */
+  all(userId: string): string[] {
+    return this.keys.map((key) => pseudonymWith(key, userId));
+  }
+}
+
+function pseudonymWith(key: Uint8Array, userId: string): string {
+  const mac = new Bun.CryptoHasher("sha256", key).update(userId).digest();
+  return `deleted:${Buffer.from(mac.subarray(0, 16)).toString("base64url")}`;
+}
+
+export class DeletedUsers {
+  constructor(readonly pseudonyms: Pseudonyms) {}
+
+  /** The lock every membership change of `userId` takes, and the deletion holds. */
+  static lockKey(userId: string): string {
+    return `user:${userId}`;
+  }
+
+  /**
+   * Takes each user's lock (in one order, so two transactions never wait on each other) and answers the
+   * first of them that is deleted, if any. Call before locking any resource row.
+   */
+  async guard(tx: Tx, userIds: readonly (string | undefined)[]): Promise<string | undefined> {
+    const ids = [...new Set(userIds.filter((id): id is string => id !== undefined))].sort();
+    if (ids.length === 0) return undefined;
+    const names = ids.flatMap((id) => this.pseudonyms.all(id).map((name) => ({ id, name })));
+    // Issued together, run in order: the locks are held before the read.
+    const [, found] = await Promise.all([
+      Promise.all(ids.map((id) => tx.lock(DeletedUsers.lockKey(id)))),
+      tx.all<{ pseudonym: string }>(
+        `SELECT pseudonym FROM deleted_users WHERE pseudonym IN (${names.map((_, i) => `$${i + 1}`).join(", ")})`,
+        names.map((n) => n.name),
+      ),
+    ]);
+    const hit = found[0];
+    return hit && names.find((n) => n.name === hit.pseudonym)?.id;
+  }
+
+  /** The stored report of a deleted user, if this user id was deleted. */
+  async find(
+    tx: Pick<Tx, "get">,
+    userId: string,
+  ): Promise<{ pseudonym: string; report: string } | undefined> {
+    const names = this.pseudonyms.all(userId);
+    const params = names.map((_, i) => `$${i + 1}`).join(", ");
+    return tx.get<{ pseudonym: string; report: string }>(
+      `SELECT pseudonym, report FROM deleted_users WHERE pseudonym IN (${params})`,
+      names,
+    );
+  }
+}

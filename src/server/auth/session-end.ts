@@ -1,0 +1,59 @@
+/**
+ * Why a browser's session is gone, in the words the page gets: `/auth/session` says it beside
+ * `authenticated: false` and a refused `/auth/refresh` beside its `code`, so an app can tell the person
+ * "an operator signed you out" instead of failing on the next call. The SDK's `auth.onChange` passes it
+ * on. The list is the one the SDK's `SessionEndReason` is generated from.
+ */
+import type { SessionRow } from "./session-store.ts";
+
+export const SESSION_END_REASONS = [
+  /** Signed out (this browser, another tab of it, or the app's sign-out). */
+  "signed_out",
+  /** Revoked: by an operator, or by the user from another device. */
+  "revoked",
+  /** The session's lifetime ran out, or the provider no longer honours its grant. */
+  "expired",
+  /** A copy of the session's refresh token was used after it had been rotated: treated as theft. */
+  "reused",
+  /** A new sign-in in this browser took its place. */
+  "replaced",
+  /** The account was deleted (by the user, or by an operator). */
+  "deleted",
+  /** The browser holds no session cookie the gateway can read. */
+  "no_session",
+] as const;
+
+export type SessionEndReason = (typeof SESSION_END_REASONS)[number];
+
+const BY_STORED_REASON: Record<string, SessionEndReason> = {
+  logout: "signed_out",
+  revoked: "revoked",
+  refresh_reuse: "reused",
+  refresh_invalid: "expired",
+  replaced: "replaced",
+  deleted: "deleted",
+};
+
+/** The reason for a session row that is not live (any stored reason we do not name reads as revoked). */
+export function endReasonOf(
+  row: Pick<SessionRow, "endedAt" | "endReason" | "expiresAt"> | undefined,
+): SessionEndReason {
+  if (!row) return "no_session";
+  if (row.endedAt === null) return "expired";
+  return BY_STORED_REASON[row.endReason ?? ""] ?? "revoked";
+}
+
+const SAYS: Record<SessionEndReason, string> = {
+  signed_out: "You signed out: sign in again.",
+  revoked: "Your session was revoked: sign in again.",
+  expired: "Your session expired: sign in again.",
+  reused: "Your session was ended because its credentials were used from somewhere else: sign in again.",
+  replaced: "A newer sign-in in this browser replaced this session.",
+  deleted: "This account has been deleted.",
+  no_session: "No valid session: sign in again.",
+};
+
+/** The refusal's message for a refresh that found no live session. */
+export function endMessage(reason: SessionEndReason): string {
+  return SAYS[reason];
+}
