@@ -66,7 +66,7 @@ describe.skipIf(!hasTmux)("the operator TUI against a real gateway", () => {
     await tmux.waitFor("user", /no live session/);
     for (const cookie of [first, second]) {
       const report = await fetch(`${stack.url}/auth/session`, { headers: { cookie } });
-      expect(await report.json()).toEqual({ authenticated: false });
+      expect(await report.json()).toEqual({ authenticated: false, reason: "revoked" });
     }
     expect((await admin("/admin/v1/sessions?userId=ops-user")).sessions).toEqual([]);
     await tmux.waitFor("user", /session\.ended/); // the user's own events say so
