@@ -45,6 +45,8 @@ export function eventStream(queries: AdminQueries, request: Request): Response {
       // One reader at a time; a wake-up during a read makes it read once more, so nothing is missed.
       let reading = false;
       let again = false;
+      // ": connected" goes once the starting point is read: what is committed after it is delivered.
+      let announced = false;
       const flush = async () => {
         if (reading) {
           again = true;
@@ -54,6 +56,10 @@ export function eventStream(queries: AdminQueries, request: Request): Response {
         try {
           let cursor = last ?? (await queries.lastEventCursor());
           last = cursor;
+          if (!announced) {
+            announced = true;
+            send(": connected\n\n");
+          }
           do {
             again = false;
             for (;;) {
@@ -89,7 +95,7 @@ export function eventStream(queries: AdminQueries, request: Request): Response {
       };
       openStreams.add(stop);
       request.signal.addEventListener("abort", stop);
-      send("retry: 2000\n: connected\n\n");
+      send("retry: 2000\n\n");
       void flush();
     },
     cancel() {
