@@ -141,17 +141,15 @@ describe.skipIf(!hasTmux)("the operator TUI against a real gateway", () => {
     await tmux.key("pages", "4");
     await tmux.waitFor("pages", /Resources 100 loaded, more on the server/);
     await tmux.waitFor("pages", /^> \S+ +Bulk 250 /m);
-    for (let pages = 0; pages < 6; pages++) {
+    // G goes to the last loaded row, which loads the next page; once all are loaded it reaches the oldest.
+    // Each G is retried until the selection sits on the last row of everything.
+    const atTheEnd = new RegExp(`Resources ${total}\\s[\\s\\S]*^> \\S+ +test +_app `, "m");
+    let last: string | undefined;
+    for (let tries = 0; tries < 12 && last === undefined; tries++) {
       await tmux.key("pages", "G");
-      const screen = await tmux.screen("pages");
-      if (new RegExp(`Resources ${total}\\s`).test(screen) && /^> .* _app /m.test(screen)) break;
-      await tmux.waitFor("pages", /loaded, more on the server|Resources \d+\s/);
+      last = await tmux.waitFor("pages", atTheEnd, 1500).catch(() => undefined);
     }
-    await tmux.key("pages", "G");
-    const last = await tmux.waitFor(
-      "pages",
-      new RegExp(`Resources ${total}\\s[\\s\\S]*^> \\S+ +test +_app `, "m"),
-    );
+    expect(last).toBeDefined();
     expect(last).not.toContain("more on the server");
 
     // Sort by NAME: s walks ID, then NAME; the header and title say so.
