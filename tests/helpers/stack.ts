@@ -56,11 +56,22 @@ export interface StackOptions {
   config?: Partial<Config>;
 }
 
+/**
+ * A port nothing listens on now, for a server a test starts later (or leaves closed on purpose). Taken
+ * below Linux's ephemeral range (32768 and up), where every `port: 0` listener and outgoing connection
+ * gets its port: such a bind, by this process or a child, can then never take the port meanwhile.
+ */
 export function freePort(): number {
-  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const port = server.port!;
-  server.stop(true);
-  return port;
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    try {
+      const server = Bun.serve({ port, hostname: "127.0.0.1", fetch: () => new Response() });
+      server.stop(true);
+      return port;
+    } catch {
+      // taken: try another
+    }
+  }
 }
 
 export function tempDir(prefix = "sg-test-"): string {
