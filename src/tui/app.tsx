@@ -10,6 +10,7 @@ import { alertFor } from "./alerts.ts";
 import {
   CommandLine,
   ConfirmBox,
+  confirmHeight,
   Footer,
   Header,
   Help,
@@ -73,6 +74,10 @@ async function perform(client: AdminClient, action: Action): Promise<string> {
       const n = await client.revokeUserSessions(action.userId);
       return `Revoked ${n} session${n === 1 ? "" : "s"} of ${action.userId}.`;
     }
+    case "delete-user": {
+      const { transferred, deleted } = await client.deleteUser(action.userId);
+      return `Deleted user ${action.userId}: ${transferred} resource${transferred === 1 ? "" : "s"} passed on, ${deleted} deleted.`;
+    }
     case "cancel-pending":
       await client.cancelPending(action.resourceId, action.userId);
       return action.done;
@@ -118,8 +123,8 @@ export function App(props: AppProps) {
   const ids = list?.ids ?? [];
   const selected = selectedIndex(ids, ui.selection[place]);
   const height = rows - 1;
-  const popup = ui.confirm !== null || ui.rolePick !== null;
-  const bodyHeight = height - 4 - (popup ? 4 : 0);
+  const popup = ui.confirm ? confirmHeight(ui.confirm, columns) : ui.rolePick ? 4 : 0;
+  const bodyHeight = height - 4 - popup;
   const pageSize = Math.max(1, bodyHeight - 3);
   const tooSmall = columns < MIN_COLUMNS || rows < MIN_ROWS;
 
@@ -203,6 +208,7 @@ export function App(props: AppProps) {
         },
         columns: list?.columns.length ?? 0,
         screenAction: list?.screenAction,
+        deleteAction: list?.deleteAction,
         pageSize,
         helpOverflow: helpOverflow(bodyHeight),
         now: Date.now(),

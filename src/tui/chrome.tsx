@@ -102,7 +102,7 @@ export const HELP: [string, string][] = [
   ["/", "filter by words or field:value, e.g. type:member.removed"],
   ["s  S", "sort by the next column / reverse the order"],
   ["x  d", "revoke · withdraw invite · decline request · remove member"],
-  ["X", "on a user: revoke all of their sessions"],
+  ["X  D", "on a user: revoke all sessions · delete the user"],
   ["e", "on a roster: change the member's role"],
   ["p  space", "on Events: pause or resume the live tail"],
   ["c", "copy the row's id to the clipboard (OSC 52)"],
@@ -138,10 +138,19 @@ export function Help(props: { height: number; scroll: number; readonly: boolean 
   );
 }
 
+/** The question wraps onto at most this many lines (a user's deletion names what it passes on). */
+const CONFIRM_LINES = 3;
+
+/** The lines a confirmation takes at this width: its border, the question, the answers. */
+export function confirmHeight(action: Action, columns: number): number {
+  const lines = Math.ceil(action.label.length / Math.max(1, columns - 4));
+  return 3 + Math.min(CONFIRM_LINES, Math.max(1, lines));
+}
+
 export function ConfirmBox(props: { action: Action }) {
   return (
     <Box borderStyle="round" borderColor="red" flexDirection="column" paddingX={1}>
-      <Text wrap="truncate-end" bold>
+      <Text wrap="wrap" bold>
         {props.action.label}
       </Text>
       <Text wrap="truncate-end">
@@ -194,7 +203,7 @@ const VIEW_KEYS: Record<View, [string, string]> = {
   resources: ["", "enter roster · s sort · / filter · : command"],
   events: ["", "p pause · enter open · u user · / filter"],
   roster: ["e role · x remove", "enter user · esc back"],
-  user: ["x revoke · X revoke all", "esc back"],
+  user: ["x revoke · X revoke all · D delete", "esc back"],
 };
 
 export function keysFor(

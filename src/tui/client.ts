@@ -84,6 +84,11 @@ export interface UserDetail {
   balanceUsd: number;
   sessions: SessionRow[];
   memberships: Membership[];
+  /** What deleting the account would do to the resources it owns. */
+  ifDeleted: {
+    transfer: Array<{ resourceId: string; name: string; to: string }>;
+    delete: Array<{ resourceId: string; name: string }>;
+  };
 }
 
 export type StreamStatus =
@@ -144,6 +149,8 @@ export interface AdminClient {
   getUser(id: string): Promise<UserDetail>;
   /** Ends every live session of the user; answers how many there were. */
   revokeUserSessions(userId: string): Promise<number>;
+  /** Deletes the account; answers how many owned resources passed on and how many were deleted. */
+  deleteUser(userId: string): Promise<{ transferred: number; deleted: number }>;
   listAudit(options?: ListAuditOptions): Promise<{ events: AdminEvent[]; nextCursor: string | null }>;
   /** Follows the event stream, reconnecting with backoff, until closed. */
   subscribe(onEvent: (event: AdminEvent) => void, onStatus: (status: StreamStatus) => void): Subscription;
@@ -224,6 +231,13 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
     getUser: (id) => call("GET", `/admin/v1/users/${segment(id)}`),
     revokeUserSessions: async (userId) =>
       (await call<{ revoked: number }>("DELETE", `/admin/v1/users/${segment(userId)}/sessions`)).revoked,
+    deleteUser: async (userId) => {
+      const report = await call<{ resources: { transferred: unknown[]; deleted: unknown[] } }>(
+        "DELETE",
+        `/admin/v1/users/${segment(userId)}`,
+      );
+      return { transferred: report.resources.transferred.length, deleted: report.resources.deleted.length };
+    },
     listAudit: (o) => call("GET", "/admin/v1/audit", o),
     subscribe: (onEvent, onStatus) =>
       subscribeEvents({

@@ -30,7 +30,7 @@ const ROLE_KEYS: Record<string, GrantableRole> = {
   "2": "writer",
   "3": "admin",
 };
-const DESTRUCTIVE = new Set(["x", "d", "X", "e"]);
+const DESTRUCTIVE = new Set(["x", "d", "X", "D", "e"]);
 
 type Result = { state: UiState; effects: Effect[] };
 const none = (state: UiState): Result => ({ state, effects: [] });
@@ -235,6 +235,8 @@ export function handleKey(state: UiState, token: KeyToken, ctx: KeyContext): Res
       return none(row?.action ? { ...state, confirm: row.action } : state);
     case "X":
       return none(ctx.screenAction ? { ...state, confirm: ctx.screenAction } : state);
+    case "D":
+      return none(ctx.deleteAction ? { ...state, confirm: ctx.deleteAction } : state);
     case "e":
       if (typeof row?.rolePick === "string") return none(flash(state, row.rolePick, ctx.now));
       return none(row?.rolePick ? { ...state, rolePick: row.rolePick } : state);

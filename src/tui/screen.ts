@@ -14,7 +14,7 @@ import { sessionsSpec } from "./sessions.tsx";
 import type { ListSpec, RowSpec } from "./table.tsx";
 import { type Action, placeKey, type UiState } from "./ui-state.ts";
 import type { Loaded } from "./use-admin-data.ts";
-import { revokeAllAction, userItemSpec, userItems } from "./user.tsx";
+import { deleteUserAction, revokeAllAction, userItemSpec, userItems } from "./user.tsx";
 
 export type Screen =
   | { view: "overview" }
@@ -40,6 +40,8 @@ interface ListModel<T, V extends string> {
   more: boolean;
   /** `X` on this screen. */
   screenAction?: Action;
+  /** `D` on this screen. */
+  deleteAction?: Action;
 }
 
 function model<T, V extends string>(
@@ -97,6 +99,7 @@ export function screenOf(ui: UiState, loaded: Loaded | undefined): Screen {
         user: detail?.user,
         userId: ui.user ?? "",
         screenAction: revokeAllAction(detail?.user),
+        deleteAction: deleteUserAction(detail?.user),
       };
     }
   }

@@ -13,6 +13,7 @@ export const TABS: readonly TabView[] = ["overview", "sessions", "pending", "res
 export type Action = { label: string; done: string } & (
   | { kind: "revoke-session"; sessionId: string }
   | { kind: "revoke-user-sessions"; userId: string }
+  | { kind: "delete-user"; userId: string }
   | { kind: "cancel-pending"; resourceId: string; userId: string }
   | { kind: "remove-member"; resourceId: string; userId: string }
   | { kind: "set-role"; resourceId: string; userId: string; role: GrantableRole }
@@ -116,6 +117,8 @@ export interface KeyContext {
   columns: number;
   /** `X` on this screen (a user's revoke-all). */
   screenAction?: Action;
+  /** `D` on this screen (deleting a user). */
+  deleteAction?: Action;
   pageSize: number;
   /** Lines of help that do not fit (how far it scrolls). */
   helpOverflow: number;

@@ -1,7 +1,8 @@
 /**
  * A user: welcome credit and balance, live sessions, memberships with roles and states, and their latest
  * events, in one scrolling list whose rows the keys act on: `x` revokes the selected session, `X` every
- * session of the user (both behind a confirmation), enter opens a membership's or an event's resource.
+ * session of the user, `D` deletes the account (each behind a confirmation), enter opens a membership's
+ * or an event's resource.
  * Reached with enter or `u` from a session, a roster row, a pending row or an event, or `:user <id>`.
  */
 import { Box, Text } from "ink";
@@ -62,6 +63,28 @@ export function revokeAllAction(user: UserDetail | undefined): Action | undefine
     userId: user.userId,
     label: `Revoke all ${n} session${n === 1 ? "" : "s"} of ${user.userId}? They are signed out everywhere.`,
     done: `Revoked every session of ${user.userId}.`,
+  };
+}
+
+/**
+ * `D`: delete the account, after a confirmation that names what happens to what the user owns: each
+ * resource passes to its heir (the longest-standing admin, else active member) or is deleted.
+ */
+export function deleteUserAction(user: UserDetail | undefined): Action | undefined {
+  if (!user) return undefined;
+  const { transfer, delete: gone } = user.ifDeleted;
+  // At most three named per kind, so the question fits its box.
+  const some = (list: readonly string[]) =>
+    list.length > 3 ? `${list.slice(0, 3).join(", ")} and ${list.length - 3} more` : list.join(", ");
+  const fate = [
+    transfer.length ? `passes ${some(transfer.map((r) => `${r.name} to ${r.to}`))}` : "",
+    gone.length ? `deletes ${some(gone.map((r) => r.name))}` : "",
+  ].filter(Boolean);
+  return {
+    kind: "delete-user",
+    userId: user.userId,
+    label: `Delete user ${user.userId}? It ${fate.length ? `${fate.join("; ")}; it ` : ""}ends their memberships and sessions. There is no undo.`,
+    done: `Deleted user ${user.userId}.`,
   };
 }
 

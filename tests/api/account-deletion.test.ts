@@ -78,6 +78,7 @@ const D = "del-d";
 const ids: Json = {};
 let dCookie: Record<string, string> = {};
 let report: Json;
+let preview: Json;
 
 beforeAll(async () => {
   dCookie = await k.h(D);
@@ -116,6 +117,7 @@ beforeAll(async () => {
   ids.r = (await k.create("del-o", "team", "R")).id;
   await k.post(D, `/v1/resources/${ids.r}/request`);
   expect(await grantWelcomeCredit(k.gw.gateway.storage, D, 5_000_000)).toBe(true);
+  preview = await adminCall("GET", `/admin/v1/users/${D}`);
   report = await adminCall("DELETE", `/admin/v1/users/${D}`);
 }, 60_000);
 
@@ -145,6 +147,23 @@ describe("DELETE /admin/v1/users/:id", () => {
     expect(body.invitesCancelled).toBe(1); // del-y in T1; del-x's went with T3
     expect(body.offersEnded).toBe(2);
     expect(body.sessionsEnded).toBe(1);
+  });
+
+  test("before it, the user's detail said exactly what would pass on and what would go", () => {
+    expect(preview.status).toBe(200);
+    expect(preview.body.ifDeleted).toEqual({
+      transfer: [
+        { resourceId: ids.t1, name: "T1", to: "del-a1" },
+        { resourceId: ids.t2, name: "T2", to: "del-w2" },
+      ],
+      delete: [{ resourceId: ids.t3, name: "T3" }],
+    });
+    const said = preview.body.ifDeleted as { transfer: Json[]; delete: Json[] };
+    expect(said.transfer.map(({ resourceId, to }) => ({ resourceId, to }))).toEqual(
+      expect.arrayContaining(report.body.resources.transferred),
+    );
+    expect(said.transfer).toHaveLength(report.body.resources.transferred.length);
+    expect(said.delete.map((r) => r.resourceId)).toEqual(report.body.resources.deleted);
   });
 
   test("the stored state: heirs own, counts exact, offers and invites gone, nothing names the user", async () => {

@@ -231,6 +231,7 @@ describe("GET /admin/v1/users/:id and the overview", () => {
       balanceUsd: 0,
       sessions: [],
       memberships: [],
+      ifDeleted: { transfer: [], delete: [] },
     });
   });
 

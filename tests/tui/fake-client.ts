@@ -8,6 +8,7 @@ import type {
   ResourceRow,
   SessionRow,
   StreamStatus,
+  UserDetail,
 } from "../../src/tui/client.ts";
 import { AdminApiError } from "../../src/tui/errors.ts";
 
@@ -150,6 +151,21 @@ export function fakeClient(state = fakeState()) {
     state.members[resourceId] ??= [];
     return state.members[resourceId]!;
   };
+  /** The admin API's rule: an owned resource passes to its first admin, else first active member. */
+  const ifDeleted = (userId: string) => {
+    const owned = Object.entries(state.members).filter(([, list]) =>
+      list.some((m) => m.userId === userId && m.role === "owner"),
+    );
+    const result: UserDetail["ifDeleted"] = { transfer: [], delete: [] };
+    for (const [resourceId, list] of owned) {
+      const active = list.filter((m) => m.state === "active" && m.userId !== userId);
+      const heir = active.find((m) => m.role === "admin") ?? active[0];
+      const name = state.resources.find((r) => r.id === resourceId)?.name ?? resourceId;
+      if (heir) result.transfer.push({ resourceId, name, to: heir.userId });
+      else result.delete.push({ resourceId, name });
+    }
+    return result;
+  };
   const client: AdminClient = {
     url: "http://fake-gateway:8788",
     getOverview: async () => answer("overview", () => structuredClone(state.overview)),
@@ -206,6 +222,7 @@ export function fakeClient(state = fakeState()) {
         welcomed: state.welcomed.includes(id),
         balanceUsd: state.welcomed.includes(id) ? 5 : 0,
         sessions: structuredClone(state.sessions.filter((s) => s.userId === id)),
+        ifDeleted: ifDeleted(id),
         memberships: Object.entries(state.members).flatMap(([resourceId, list]) =>
           list
             .filter((m) => m.userId === id)
@@ -222,6 +239,22 @@ export function fakeClient(state = fakeState()) {
             }),
         ),
       })),
+    deleteUser: async (userId) => {
+      gate(`deleteUser:${userId}`);
+      const { transfer, delete: gone } = ifDeleted(userId);
+      for (const { resourceId, to } of transfer)
+        state.members[resourceId] = members(resourceId).map((m) =>
+          m.userId === to ? { ...m, role: "owner" } : m,
+        );
+      for (const { resourceId } of gone) {
+        state.resources = state.resources.filter((r) => r.id !== resourceId);
+        delete state.members[resourceId];
+      }
+      for (const id of Object.keys(state.members))
+        state.members[id] = members(id).filter((m) => m.userId !== userId);
+      state.sessions = state.sessions.filter((s) => s.userId !== userId);
+      return { transferred: transfer.length, deleted: gone.length };
+    },
     revokeUserSessions: async (userId) => {
       gate(`revokeAll:${userId}`);
       const before = state.sessions.length;

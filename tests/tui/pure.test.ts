@@ -3,12 +3,14 @@
  * the filter's terms, the command line and its completion, OSC 52.
  */
 import { describe, expect, test } from "bun:test";
+import { confirmHeight } from "../../src/tui/chrome.tsx";
 import { osc52 } from "../../src/tui/clipboard.ts";
 import { type Column, columnWidths, nextSort, sortRows } from "../../src/tui/columns.ts";
 import { completeCommand, parseCommand } from "../../src/tui/command.ts";
 import { filterRows, parseFilter } from "../../src/tui/filter.ts";
 import { fit } from "../../src/tui/format.ts";
 import { tokenize } from "../../src/tui/keys.ts";
+import { deleteUserAction } from "../../src/tui/user.tsx";
 
 type Row = { id: string; user: string; client: string; n: number };
 const COLUMNS: Column<Row>[] = [
@@ -125,5 +127,43 @@ describe("tokenize", () => {
     expect(tokenize("jj", {})).toEqual(["j", "j"]);
     expect(tokenize("", { return: true })).toEqual(["enter"]);
     expect(tokenize("c", { ctrl: true })).toEqual([]);
+  });
+});
+
+describe("deleting a user: the confirmation", () => {
+  const user = (transfer: number, deleted: number) => ({
+    userId: "ada",
+    welcomed: false,
+    balanceUsd: 0,
+    sessions: [],
+    memberships: [],
+    ifDeleted: {
+      transfer: Array.from({ length: transfer }, (_, i) => ({
+        resourceId: `t${i}`,
+        name: `T${i}`,
+        to: `h${i}`,
+      })),
+      delete: Array.from({ length: deleted }, (_, i) => ({ resourceId: `d${i}`, name: `D${i}` })),
+    },
+  });
+
+  test("names what passes on (to whom) and what is deleted, at most three of each", () => {
+    expect(deleteUserAction(user(0, 0))?.label).toBe(
+      "Delete user ada? It ends their memberships and sessions. There is no undo.",
+    );
+    expect(deleteUserAction(user(1, 1))?.label).toBe(
+      "Delete user ada? It passes T0 to h0; deletes D0; it ends their memberships and sessions. There is no undo.",
+    );
+    expect(deleteUserAction(user(5, 4))?.label).toBe(
+      "Delete user ada? It passes T0 to h0, T1 to h1, T2 to h2 and 2 more; deletes D0, D1, D2 and 1 more; it ends their memberships and sessions. There is no undo.",
+    );
+    expect(deleteUserAction(undefined)).toBeUndefined();
+  });
+
+  test("its box grows with the question, up to three lines of it", () => {
+    const action = deleteUserAction(user(5, 4))!;
+    expect(confirmHeight({ ...action, label: "short" }, 80)).toBe(4);
+    expect(confirmHeight(action, 80)).toBe(6); // 160 characters over 76 columns: 3 lines
+    expect(confirmHeight({ ...action, label: "x".repeat(1000) }, 80)).toBe(6);
   });
 });

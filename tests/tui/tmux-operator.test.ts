@@ -4,7 +4,7 @@
  * A user's detail after a sign-in and revoking all their sessions (their cookies are signed out), the
  * Events screen receiving an event with no key pressed, a role change and a removal from a roster (the
  * public API then shows them), sorting, paging through 250 resources, OSC 52 copy, `--readonly`
- * refusing `x`, and a wrong token exiting 2.
+ * refusing `x`, a wrong token exiting 2, and deleting a user (`D`) with the heir named first.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { CSRF, type Stack, signIn, startStack } from "../helpers/stack.ts";
@@ -201,4 +201,29 @@ describe.skipIf(!hasTmux)("the operator TUI against a real gateway", () => {
     );
     expect(screen).not.toContain("loading");
   }, 60_000);
+
+  test("D deletes a user: the confirmation names the heir and what goes; the public API then shows it", async () => {
+    await login("leaver");
+    await login("heir");
+    const kept = (await as("leaver", "POST", "/v1/resources", { type: "team", name: "Kept team" })).body;
+    const solo = (await as("leaver", "POST", "/v1/resources", { type: "team", name: "Solo team" })).body;
+    expect((await as("leaver", "POST", `/v1/resources/${kept.id}/invite`, { userId: "heir" })).status).toBe(
+      200,
+    );
+    expect((await as("heir", "POST", `/v1/resources/${kept.id}/accept`)).status).toBe(200);
+    await tui("delete");
+    await tmux.waitFor("delete", / CONNECTED/);
+    await tmux.command("delete", "user leaver");
+    await tmux.waitFor("delete", /Memberships \d+/);
+    await tmux.key("delete", "D");
+    const asked = (await tmux.waitFor("delete", /Delete user leaver\?/)).replace(/[│\s]+/g, " ");
+    expect(asked).toContain("It passes Kept team to heir; deletes Solo team; it ends their memberships");
+    await tmux.key("delete", "y");
+    await tmux.waitFor("delete", /Deleted user leaver: 1 resource passed on, 1 deleted\./);
+    expect((await as("heir", "GET", `/v1/resources/${kept.id}/members`)).body.members).toEqual([
+      { userId: "heir", role: "owner", state: "active" },
+    ]);
+    expect((await as("heir", "GET", `/v1/resources/${solo.id}`)).status).toBe(404);
+    expect((await as("leaver", "GET", "/v1/me")).status).toBe(401);
+  });
 });

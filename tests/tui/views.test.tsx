@@ -68,6 +68,47 @@ describe("a user's detail", () => {
     expect(fake.calls.filter((c) => c.startsWith("revokeAll")).length).toBe(1);
   });
 
+  test("D deletes the user behind a confirmation naming what passes on and what goes; --readonly refuses it", async () => {
+    const fake = fakeClient();
+    fake.state.members.r2!.push({
+      userId: "alice",
+      role: "admin",
+      state: "active",
+      since: "2026-01-01T00:00:00.000Z",
+    });
+    fake.state.resources.push({ ...fake.state.resources[0]!, id: "r3", name: "Solo Board", type: "board" });
+    fake.state.members.r3 = [
+      { userId: "alice", role: "owner", state: "active", since: "2026-01-01T00:00:00.000Z" },
+    ];
+    const { stdin, frame } = mount(fake);
+    await type(stdin, ":user alice");
+    await press(stdin, KEY.enter);
+    await frame((f) => f.includes("Memberships 3"));
+    await press(stdin, "D");
+    const asked = await frame((f) => f.includes("Delete user alice?"));
+    expect(asked.replace(/[│\s]+/g, " ")).toContain(
+      "Delete user alice? It passes Team Alpha to bob; deletes Solo Board; it ends their memberships and sessions. There is no undo.",
+    );
+    await press(stdin, KEY.esc);
+    await frame((f) => f.includes("Cancelled: nothing changed"));
+    expect(fake.calls.filter((c) => c.startsWith("deleteUser"))).toEqual([]);
+    await press(stdin, "D");
+    await press(stdin, "y");
+    await frame((f) => f.includes("Deleted user alice: 1 resource passed on, 1 deleted."));
+    expect(fake.calls).toContain("deleteUser:alice");
+    expect(fake.state.members.r1!.find((m) => m.userId === "bob")?.role).toBe("owner");
+    expect(fake.state.resources.map((r) => r.id)).not.toContain("r3");
+    expect(fake.state.members.r2!.map((m) => m.userId)).not.toContain("alice");
+
+    const readonly = mount(fakeClient(), { readonly: true });
+    await type(readonly.stdin, ":user alice");
+    await press(readonly.stdin, KEY.enter);
+    await readonly.frame((f) => f.includes("Memberships 1"));
+    await press(readonly.stdin, "D");
+    await readonly.frame((f) => f.includes('Read-only (--readonly): "D" changes nothing here.'));
+    expect(readonly.fake.calls.filter((c) => c.startsWith("deleteUser"))).toEqual([]);
+  });
+
   test("enter on a membership opens its roster; a roster row opens its user", async () => {
     const { stdin, frame } = mount();
     await type(stdin, ":user alice");

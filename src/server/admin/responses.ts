@@ -57,6 +57,13 @@ const User = Shape({
       state: State,
     }),
   ),
+  ifDeleted: Shape(
+    {
+      transfer: T.Array(Shape({ resourceId: T.String(), name: T.String(), to: T.String() })),
+      delete: T.Array(Shape({ resourceId: T.String(), name: T.String() })),
+    },
+    "What deleting the account would do to the resources it owns: each passes to its heir (the longest-standing admin, else active member) or is deleted.",
+  ),
 });
 
 const Pending = Shape({

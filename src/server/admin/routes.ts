@@ -5,6 +5,7 @@
  */
 import { Elysia, t } from "elysia";
 import { exportUser } from "../accounts/export.ts";
+import { deletionPreview } from "../accounts/preview.ts";
 import { balanceMicros, hasWelcomeCredit } from "../credits/ledger.ts";
 import type { Gateway } from "../gateway.ts";
 import { ApiError, errors } from "../http/errors.ts";
@@ -79,6 +80,7 @@ export function adminRoutes(gateway: Gateway) {
           balanceUsd: (await balanceMicros(gateway.storage, params.id)) / 1_000_000,
           sessions: (await queries.sessions({ userId: params.id }, 200)).sessions,
           memberships: (await queries.user(params.id)).memberships,
+          ifDeleted: await deletionPreview(gateway.storage, params.id),
         }),
         { params: adminParams("id"), detail: docs.user },
       )
