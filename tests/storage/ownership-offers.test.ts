@@ -45,20 +45,20 @@ async function resource(owner: string): Promise<ResourceRow> {
 }
 
 describe(`ownership offers (${testEngine})`, () => {
-  test("putOffer keeps one offer per resource: a new one replaces the previous, and a transaction reads its own", async () => {
+  test("offers.put keeps one offer per resource: a new one replaces the previous, and a transaction reads its own", async () => {
     const r = await resource("o");
-    expect(await store.getOffer(r.id)).toBeUndefined();
+    expect(await store.offers.get(r.id)).toBeUndefined();
     await storage.transaction(async (tx) => {
-      store.putOffer(tx, { resourceId: r.id, userId: "a", offeredBy: "o", createdAt: 10 });
-      expect(await store.getOffer(r.id, tx)).toEqual({
+      store.offers.put(tx, { resourceId: r.id, userId: "a", offeredBy: "o", createdAt: 10 });
+      expect(await store.offers.get(r.id, tx)).toEqual({
         resourceId: r.id,
         userId: "a",
         offeredBy: "o",
         createdAt: 10,
       });
-      store.putOffer(tx, { resourceId: r.id, userId: "b", offeredBy: "o", createdAt: 11 });
+      store.offers.put(tx, { resourceId: r.id, userId: "b", offeredBy: "o", createdAt: 11 });
     });
-    expect(await store.getOffer(r.id)).toEqual({
+    expect(await store.offers.get(r.id)).toEqual({
       resourceId: r.id,
       userId: "b",
       offeredBy: "o",
@@ -69,42 +69,42 @@ describe(`ownership offers (${testEngine})`, () => {
     ).toEqual({
       n: 1,
     });
-    expect((await store.listOffersTo("b")).map((o) => o.resourceId)).toEqual([r.id]);
-    expect(await store.listOffersTo("a")).toEqual([]);
+    expect((await store.offers.listTo("b")).map((o) => o.resourceId)).toEqual([r.id]);
+    expect(await store.offers.listTo("a")).toEqual([]);
   });
 
   test("deleteOfferTo ends the offer only when it is to that user; deleteOffer ends it whoever it is to", async () => {
     const r = await resource("o");
     await storage.transaction(async (tx) =>
-      store.putOffer(tx, { resourceId: r.id, userId: "a", offeredBy: "o", createdAt: 1 }),
+      store.offers.put(tx, { resourceId: r.id, userId: "a", offeredBy: "o", createdAt: 1 }),
     );
-    expect(await storage.transaction((tx) => store.deleteOfferTo(tx, r.id, "b"))).toBe(false);
-    expect((await store.getOffer(r.id))?.userId).toBe("a");
-    expect(await storage.transaction((tx) => store.deleteOfferTo(tx, r.id, "a"))).toBe(true);
-    expect(await store.getOffer(r.id)).toBeUndefined();
+    expect(await storage.transaction((tx) => store.offers.deleteTo(tx, r.id, "b"))).toBe(false);
+    expect((await store.offers.get(r.id))?.userId).toBe("a");
+    expect(await storage.transaction((tx) => store.offers.deleteTo(tx, r.id, "a"))).toBe(true);
+    expect(await store.offers.get(r.id)).toBeUndefined();
     await storage.transaction(async (tx) =>
-      store.putOffer(tx, { resourceId: r.id, userId: "c", offeredBy: "o", createdAt: 2 }),
+      store.offers.put(tx, { resourceId: r.id, userId: "c", offeredBy: "o", createdAt: 2 }),
     );
-    await storage.transaction(async (tx) => store.deleteOffer(tx, r.id));
-    expect(await store.getOffer(r.id)).toBeUndefined();
+    await storage.transaction(async (tx) => store.offers.delete(tx, r.id));
+    expect(await store.offers.get(r.id)).toBeUndefined();
   });
 
   test("a rolled-back offer leaves nothing; setOwner moves the owner; deleting the resource deletes its offer", async () => {
     const r = await resource("o");
     await storage
       .transaction(async (tx) => {
-        store.putOffer(tx, { resourceId: r.id, userId: "a", offeredBy: "o", createdAt: 1 });
+        store.offers.put(tx, { resourceId: r.id, userId: "a", offeredBy: "o", createdAt: 1 });
         throw new Error("refused");
       })
       .catch(() => {});
-    expect(await store.getOffer(r.id)).toBeUndefined();
+    expect(await store.offers.get(r.id)).toBeUndefined();
     await storage.transaction(async (tx) => {
-      store.putOffer(tx, { resourceId: r.id, userId: "a", offeredBy: "o", createdAt: 1 });
+      store.offers.put(tx, { resourceId: r.id, userId: "a", offeredBy: "o", createdAt: 1 });
       store.setOwner(tx, r.id, "a");
     });
     expect((await store.getResource(r.id))?.ownerId).toBe("a");
     await storage.transaction(async (tx) => store.deleteResource(tx, r.id));
-    expect(await store.getOffer(r.id)).toBeUndefined();
+    expect(await store.offers.get(r.id)).toBeUndefined();
     expect(
       await storage.get("SELECT count(*) AS n FROM ownership_offers WHERE resource_id = $1", [r.id]),
     ).toEqual({

@@ -140,7 +140,7 @@ export class AccountDeletion {
       }
       store.updateMember(tx, resource.id, heir, "owner", "active", now);
       store.setOwner(tx, resource.id, heir);
-      store.deleteOffer(tx, resource.id);
+      store.offers.delete(tx, resource.id);
       transferred.push({ resourceId: resource.id, to: heir });
       appendEvent(tx, {
         type: "ownership.transferred",

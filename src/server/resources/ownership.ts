@@ -40,7 +40,7 @@ export class OwnershipService {
         store.lockResource(resourceId, tx),
         store.getMembership(resourceId, principal.userId, tx),
         targetUserId === undefined ? undefined : store.getMembership(resourceId, targetUserId, tx),
-        store.getOffer(resourceId, tx),
+        store.offers.get(resourceId, tx),
       ]);
       refuseDeleted(gone, principal.userId);
       if (!resource || resource.appId !== principal.appId || !canSee(resource, actor)) throw notFound();

@@ -246,7 +246,7 @@ export class MembershipService {
       case "drop":
         this.store.deleteMember(tx, resource.id, userId);
         if (before?.state === "active") this.store.addToCount(tx, resource, -1);
-        if (endsOfferTo(change, before) && (await this.store.deleteOfferTo(tx, resource.id, userId)))
+        if (endsOfferTo(change, before) && (await this.store.offers.deleteTo(tx, resource.id, userId)))
           appendEvent(tx, {
             type: "ownership.invalidated",
             actor: actorId,
@@ -261,17 +261,17 @@ export class MembershipService {
         this.store.deleteResource(tx, resource.id);
         return;
       case "offerOwnership":
-        this.store.putOffer(tx, { resourceId: resource.id, userId, offeredBy: actorId, createdAt: now });
+        this.store.offers.put(tx, { resourceId: resource.id, userId, offeredBy: actorId, createdAt: now });
         return;
       case "takeOwnership":
         // One owner before and after: the previous owner steps down to admin in the same transaction.
         this.store.updateMember(tx, resource.id, resource.ownerId, "admin", "active", now);
         this.store.updateMember(tx, resource.id, userId, "owner", "active", now);
         this.store.setOwner(tx, resource.id, userId);
-        this.store.deleteOffer(tx, resource.id);
+        this.store.offers.delete(tx, resource.id);
         return;
       case "endOffer":
-        this.store.deleteOffer(tx, resource.id);
+        this.store.offers.delete(tx, resource.id);
         return;
       case "none":
         return;

@@ -10,15 +10,15 @@
  * its very next request. Reads given a transaction never use the cache, so a decision always reads the
  * database and a rolled-back write is never cached.
  */
-import type { members, ownershipOffers, resources } from "../db/schema.ts";
+import type { members, resources } from "../db/schema.ts";
 import type { Param, Sql, Storage, Tx } from "../db/sql.ts";
 import { Lru } from "../lib/lru.ts";
+import { OfferStore } from "./offer-store.ts";
 import type { Role } from "./roles.ts";
 import type { MemberState } from "./transitions.ts";
 
 export type ResourceRow = Omit<typeof resources.$inferSelect, "nameFold">;
 export type MemberRow = typeof members.$inferSelect;
-export type OfferRow = typeof ownershipOffers.$inferSelect;
 export type ResourceWithMembership = ResourceRow & {
   memberRole: Role | null;
   memberState: MemberState | null;
@@ -32,7 +32,6 @@ const resourceColumns = (t = "") =>
 const MEMBER_COLUMNS = `resource_id AS "resourceId", user_id AS "userId", app_id AS "appId", role, state,
   invited_by AS "invitedBy", created_at AS "createdAt", updated_at AS "updatedAt"`;
 const RESOURCE_COLUMNS = resourceColumns();
-const OFFER_COLUMNS = `resource_id AS "resourceId", user_id AS "userId", offered_by AS "offeredBy", created_at AS "createdAt"`;
 
 export interface BrowseQuery {
   appId: string;
@@ -65,7 +64,11 @@ export class ResourceStore {
   /** The locking read of a resource row (see `lockResource`), by engine. */
   private readonly lockingRead: string;
 
+  /** Ownership offers (their own table, never cached). */
+  readonly offers: OfferStore;
+
   constructor(private readonly storage: Storage) {
+    this.offers = new OfferStore(storage);
     this.lockingRead = `SELECT ${RESOURCE_COLUMNS} FROM resources WHERE id = $1${storage.dialect === "postgres" ? " FOR UPDATE" : ""}`;
   }
 
@@ -194,22 +197,6 @@ export class ResourceStore {
       [appId, inviterId],
     );
     return row?.n ?? 0;
-  }
-
-  /** The resource's pending ownership offer (never cached: it is read to decide, inside the transaction). */
-  getOffer(resourceId: string, tx?: Tx): Promise<OfferRow | undefined> {
-    return this.sql(tx).get<OfferRow>(
-      `SELECT ${OFFER_COLUMNS} FROM ownership_offers WHERE resource_id = $1`,
-      [resourceId],
-    );
-  }
-
-  /** Pending ownership offers made to a user, oldest first. */
-  listOffersTo(userId: string): Promise<OfferRow[]> {
-    return this.storage.all<OfferRow>(
-      `SELECT ${OFFER_COLUMNS} FROM ownership_offers WHERE user_id = $1 ORDER BY created_at, resource_id`,
-      [userId],
-    );
   }
 
   /**
@@ -343,30 +330,6 @@ export class ResourceStore {
   setOwner(tx: Tx, id: string, userId: string): void {
     tx.write("UPDATE resources SET owner_id = $1, owner_kind = 'user' WHERE id = $2", [userId, id]);
     this.evictResource(tx, id);
-  }
-
-  /** Records the resource's one pending offer, replacing the previous one. */
-  putOffer(tx: Tx, row: OfferRow): void {
-    tx.write(
-      `INSERT INTO ownership_offers (resource_id, user_id, offered_by, created_at) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (resource_id) DO UPDATE SET user_id = excluded.user_id, offered_by = excluded.offered_by,
-         created_at = excluded.created_at`,
-      [row.resourceId, row.userId, row.offeredBy, row.createdAt],
-    );
-  }
-
-  deleteOffer(tx: Tx, resourceId: string): void {
-    tx.write("DELETE FROM ownership_offers WHERE resource_id = $1", [resourceId]);
-  }
-
-  /** Ends the offer made to `userId`, if the resource's pending offer is to them; true when there was one. */
-  async deleteOfferTo(tx: Tx, resourceId: string, userId: string): Promise<boolean> {
-    return (
-      (await tx.run("DELETE FROM ownership_offers WHERE resource_id = $1 AND user_id = $2", [
-        resourceId,
-        userId,
-      ])) > 0
-    );
   }
 
   addToCount(tx: Tx, resource: Pick<ResourceRow, "id" | "seq">, delta: number): void {
