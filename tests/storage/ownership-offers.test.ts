@@ -73,7 +73,7 @@ describe(`ownership offers (${testEngine})`, () => {
     expect(await store.offers.listTo("a")).toEqual([]);
   });
 
-  test("deleteOfferTo ends the offer only when it is to that user; deleteOffer ends it whoever it is to", async () => {
+  test("offers.deleteTo ends the offer only when it is to that user; offers.delete ends it whoever it is to", async () => {
     const r = await resource("o");
     await storage.transaction(async (tx) =>
       store.offers.put(tx, { resourceId: r.id, userId: "a", offeredBy: "o", createdAt: 1 }),
