@@ -8,23 +8,18 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
-import { startDevIdp } from "../../src/devidp/index.ts";
-import { loadConfig } from "../../src/server/config.ts";
-import { startGateway } from "../../src/server/serve.ts";
-import { databaseEnv } from "../helpers/db.ts";
-import { launchBrowser } from "../helpers/demo-stack.ts";
+import { launchBrowser, startPageStack } from "../helpers/demo-stack.ts";
 import { REPO } from "../helpers/sdk-tarball.ts";
-import { freePort, tempDir } from "../helpers/stack.ts";
+import { freePort } from "../helpers/stack.ts";
 
 const CLIENT_ID = "examples-web";
 const pagesPort = freePort();
 const pagesUrl = `http://127.0.0.1:${pagesPort}`;
-const gatewayPort = freePort();
-const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+const redirectUris = [`${pagesUrl}/`, `${pagesUrl}/react`];
 const examples = join(REPO, "examples/sdk");
 
 /** The examples as a bundler sees them, with their GATEWAY_URL and CLIENT_ID set for this test. */
-async function bundleExamples(): Promise<Map<string, string>> {
+async function bundleExamples(gatewayUrl: string): Promise<Map<string, string>> {
   const built = await Bun.build({
     entrypoints: [join(examples, "browser.ts"), join(examples, "react.tsx")],
     target: "browser",
@@ -54,41 +49,20 @@ async function pageOf(html: string, script: string): Promise<Response> {
   return new Response(text, { headers: { "content-type": "text/html; charset=utf-8" } });
 }
 
-let idp: Awaited<ReturnType<typeof startDevIdp>>;
-let running: Awaited<ReturnType<typeof startGateway>>;
+let stack: Awaited<ReturnType<typeof startPageStack>>;
 let pages: ReturnType<typeof Bun.serve>;
 let context: BrowserContext;
 
 beforeAll(async () => {
-  const bundles = await bundleExamples();
-  idp = await startDevIdp({
-    clients: [
-      { clientId: CLIENT_ID, redirectUris: [`${pagesUrl}/`, `${pagesUrl}/react`], clientName: "Examples" },
-    ],
-    consentUrl: `${gatewayUrl}/auth/consent`,
-    adminApiKey: "examples-idp-key",
-    quiet: true,
-  });
-  running = await startGateway({
-    config: loadConfig({
-      PORT: String(gatewayPort),
-      ADMIN_PORT: String(freePort()),
-      ...(await databaseEnv(tempDir(), "gateway.db")),
-      OIDC_ISSUER: idp.issuer,
-      IDP_ADMIN_API_KEY: "examples-idp-key",
-      COOKIE_SECURE: "false",
+  stack = await startPageStack({
+    clientId: CLIENT_ID,
+    clientName: "Examples",
+    redirectUris,
+    apps: () => ({
+      apps: [{ id: "examples", clients: [{ clientId: CLIENT_ID, redirectUris }], types: { team: {} } }],
     }),
-    apps: {
-      apps: [
-        {
-          id: "examples",
-          clients: [{ clientId: CLIENT_ID, redirectUris: [`${pagesUrl}/`, `${pagesUrl}/react`] }],
-          types: { team: {} },
-        },
-      ],
-    },
-    log: () => {},
   });
+  const bundles = await bundleExamples(stack.url);
   pages = Bun.serve({
     port: pagesPort,
     hostname: "127.0.0.1",
@@ -108,8 +82,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await context?.close();
   await pages?.stop(true);
-  await running?.stop();
-  await idp?.stop();
+  await stack?.stop();
 }, 30_000);
 
 /** From the page's Sign in button, through the provider's login and the consent page, back to `path`. */
@@ -124,10 +97,10 @@ async function signInOn(page: Page, user: string, path: string) {
 }
 
 async function revokeSessionOf(user: string) {
-  const live = await running.gateway.store.listLive({}, 100);
+  const live = await stack.running.gateway.store.listLive({}, 100);
   const mine = live.filter((row) => row.userId === user);
   expect(mine).toHaveLength(1);
-  await running.gateway.sessions.revoke(mine[0]!.id, "admin");
+  await stack.running.gateway.sessions.revoke(mine[0]!.id, "admin");
 }
 
 describe("the README's page examples in Chromium", () => {
@@ -149,7 +122,7 @@ describe("the README's page examples in Chromium", () => {
     await page.waitForSelector("#user:text-is('page-ada')");
     await page.click("#sign-out");
     await page.waitForSelector("#user:text-is('nobody')");
-    expect((await context.cookies(gatewayUrl)).find((c) => c.name === "sg_session")).toBeUndefined();
+    expect((await context.cookies(stack.url)).find((c) => c.name === "sg_session")).toBeUndefined();
     await page.close();
   }, 60_000);
 

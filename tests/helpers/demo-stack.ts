@@ -1,5 +1,6 @@
 import { type Browser, type BrowserContext, chromium } from "playwright-core";
 import { startDevIdp } from "../../src/devidp/index.ts";
+import type { AppsFile } from "../../src/server/apps/model.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import { serveDemo } from "../../src/server/demo.ts";
 import { devApps } from "../../src/server/dev-apps.ts";
@@ -10,13 +11,24 @@ import { freePort, tempDir } from "./stack.ts";
 export const DEMO_CLIENT = "demo-web";
 export const DEMO_ADMIN_TOKEN = "demo-admin-token";
 
-export async function startDemoStack(options: { accessTokenTtlSeconds?: number } = {}) {
+/**
+ * The development provider and a gateway for pages served from another origin: `redirectUris` are those
+ * pages, registered for `clientId` at the provider and in the apps file `apps` builds (it gets the
+ * gateway's URL).
+ */
+export async function startPageStack(options: {
+  clientId: string;
+  clientName: string;
+  redirectUris: string[];
+  apps: (gatewayUrl: string) => AppsFile;
+  accessTokenTtlSeconds?: number;
+}) {
   const port = freePort();
-  const demoPort = freePort();
   const url = `http://127.0.0.1:${port}`;
-  const demoUrl = `http://127.0.0.1:${demoPort}`;
   const idp = await startDevIdp({
-    clients: [{ clientId: DEMO_CLIENT, redirectUris: [`${demoUrl}/`], clientName: "Demo" }],
+    clients: [
+      { clientId: options.clientId, redirectUris: options.redirectUris, clientName: options.clientName },
+    ],
     consentUrl: `${url}/auth/consent`,
     adminApiKey: "demo-idp-key",
     accessTokenTtlSeconds: options.accessTokenTtlSeconds,
@@ -31,27 +43,43 @@ export async function startDemoStack(options: { accessTokenTtlSeconds?: number }
     COOKIE_SECURE: "false",
     ADMIN_TOKEN: DEMO_ADMIN_TOKEN,
   });
-  // The types, statics and budget `gateway dev` registers, so the demo meets what it meets there.
-  const [dev] = devApps(url, demoUrl).apps;
-  const apps = { apps: [{ ...dev!, clients: [{ clientId: DEMO_CLIENT, redirectUris: [`${demoUrl}/`] }] }] };
   const logs: string[] = [];
   const running = await startGateway({
     config,
-    apps,
+    apps: options.apps(url),
     log: (_l, m, f) => logs.push(JSON.stringify({ m, ...f })),
   });
-  const demo = serveDemo({ port: demoPort, host: "127.0.0.1", gatewayUrl: url, clientId: DEMO_CLIENT });
   return {
     idp,
     running,
     url,
-    demoUrl,
     adminUrl: running.adminUrl,
     logs,
     async stop() {
-      await demo.stop(true);
       await running.stop();
       await idp.stop();
+    },
+  };
+}
+
+export async function startDemoStack(options: { accessTokenTtlSeconds?: number } = {}) {
+  const demoPort = freePort();
+  const demoUrl = `http://127.0.0.1:${demoPort}`;
+  const clients = [{ clientId: DEMO_CLIENT, redirectUris: [`${demoUrl}/`] }];
+  const stack = await startPageStack({
+    ...clients[0]!,
+    clientName: "Demo",
+    accessTokenTtlSeconds: options.accessTokenTtlSeconds,
+    // The types, statics and budget `gateway dev` registers, so the demo meets what it meets there.
+    apps: (url) => ({ apps: [{ ...devApps(url, demoUrl).apps[0]!, clients }] }),
+  });
+  const demo = serveDemo({ port: demoPort, host: "127.0.0.1", gatewayUrl: stack.url, clientId: DEMO_CLIENT });
+  return {
+    ...stack,
+    demoUrl,
+    async stop() {
+      await demo.stop(true);
+      await stack.stop();
     },
   };
 }
