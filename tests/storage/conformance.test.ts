@@ -157,6 +157,59 @@ describe(`the storage contract (${testEngine})`, () => {
     expect(await value(storage, "counter")).toBe(10);
   }, 30_000);
 
+  test("lockShared(key): lock(key) waits for every shared holder, and holds the next off until it ends", async () => {
+    const order: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => {
+      held = resolve;
+    });
+    const shared = storage.transaction(async (tx: Tx) => {
+      await tx.lockShared("conformance:user");
+      held();
+      await gate;
+      order.push("shared done");
+    });
+    await holding;
+    const exclusive = other.transaction(async (tx: Tx) => {
+      await tx.lock("conformance:user");
+      order.push("exclusive holds");
+      await Bun.sleep(50);
+      order.push("exclusive done");
+    });
+    await Bun.sleep(100); // the exclusive one is waiting by now
+    release();
+    await Promise.all([shared, exclusive]);
+    const after = other.transaction(async (tx: Tx) => {
+      await tx.lockShared("conformance:user");
+      order.push("next shared");
+    });
+    await after;
+    expect(order).toEqual(["shared done", "exclusive holds", "exclusive done", "next shared"]);
+  }, 30_000);
+
+  test.if(testEngine === "postgres")(
+    "lockShared(key): shared holders of one key run at the same time (PostgreSQL)",
+    async () => {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const first = storage.transaction(async (tx: Tx) => {
+        await tx.lockShared("conformance:together");
+        await gate;
+      });
+      // Would wait for the first (and never end) if the lock were exclusive.
+      await other.transaction((tx: Tx) => tx.lockShared("conformance:together"));
+      release();
+      await first;
+    },
+    30_000,
+  );
+
   test("notify(channel) wakes the listeners of every process once the transaction commits, not before", async () => {
     let wakes = 0;
     const stop = other.listen("conformance_channel", () => wakes++);

@@ -1,7 +1,7 @@
 /**
- * Account deletion (issue 16): `DELETE /admin/v1/users/:id` and `DELETE /v1/me`. One write transaction,
- * holding the user's lock (every membership change of that user waits for it, then finds the user
- * deleted: see pseudonym.ts) and each touched resource's row lock, does everything at once:
+ * Account deletion: `DELETE /admin/v1/users/:id` and `DELETE /v1/me`. One write transaction, holding
+ * the user's lock exclusively (every membership change of that user holds it shared, so it waits, then
+ * finds the user deleted: see pseudonym.ts) and each touched resource's row lock, does everything at once:
  *
  * - each shared table's onOwnerDelete policy on the user's linked rows, in every resource (data seam);
  * - each resource the user owns passes to its successor (rules.ts), or is deleted with its cascade;
@@ -30,6 +30,7 @@ import type { Logger } from "../lib/log.ts";
 import type { MembershipService } from "../resources/service.ts";
 import type { ResourceRow } from "../resources/store.ts";
 import type { DeletionReport } from "./model.ts";
+import { DeletedUsers } from "./pseudonym.ts";
 import { type Candidate, successorOf } from "./rules.ts";
 
 export interface AccountDeletionParts {
@@ -78,7 +79,9 @@ export class AccountDeletion {
   ): Promise<{ report: DeletionReport; ended: SessionRow[] }> {
     const { membership, seam, sessionStore } = this.parts;
     const { store, deleted } = membership;
-    await deleted.guard(tx, [userId]);
+    // Exclusive: waits for every change of the user in flight (each holds the lock shared), and holds
+    // the next ones off until this commits; they then find the user deleted.
+    await tx.lock(DeletedUsers.lockKey(userId));
     const previous = await deleted.find(tx, userId);
     if (previous) return { report: { userId, deletedNow: false, ...JSON.parse(previous.report) }, ended: [] };
     const pseudonym = deleted.pseudonyms.of(userId);

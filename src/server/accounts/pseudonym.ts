@@ -6,16 +6,20 @@
  * After a key rotation the previous keys' pseudonyms are still recognised (`all`).
  *
  * `DeletedUsers.guard` keeps deletion final: every transaction that may create or change a membership
- * or a link for a user takes that user's lock first (the deletion holds it for its whole transaction)
- * and then refuses a user already deleted. Without it, a join whose caller was resolved just before the
- * deletion committed would leave a membership of a user who no longer exists.
+ * or a link for a user holds that user's lock shared (so one user's changes never wait on each other),
+ * the deletion holds it exclusively for its whole transaction, and each change then refuses a user
+ * already deleted. Without it, a join whose caller was resolved just before the deletion committed
+ * would leave a membership of a user who no longer exists.
  */
 import type { Tx } from "../db/sql.ts";
+import { Lru } from "../lib/lru.ts";
 
 const INFO = new TextEncoder().encode("sg-user-pseudonym-v1");
 
 export class Pseudonyms {
   private readonly keys: Uint8Array[];
+  /** Every membership change asks (its guard): the HMACs of recent users are kept. */
+  private readonly known = new Lru<string, string[]>(10_000);
 
   /** `keys`: the sealing keys, current first. */
   constructor(keys: readonly Uint8Array[]) {
@@ -29,7 +33,12 @@ export class Pseudonyms {
 
   /** The pseudonyms under every key of the ring, current first. */
   all(userId: string): string[] {
-    return this.keys.map((key) => pseudonymWith(key, userId));
+    let names = this.known.get(userId);
+    if (!names) {
+      names = this.keys.map((key) => pseudonymWith(key, userId));
+      this.known.set(userId, names);
+    }
+    return names;
   }
 }
 
@@ -41,13 +50,13 @@ function pseudonymWith(key: Uint8Array, userId: string): string {
 export class DeletedUsers {
   constructor(readonly pseudonyms: Pseudonyms) {}
 
-  /** The lock every membership change of `userId` takes, and the deletion holds. */
+  /** The lock every membership change of `userId` holds shared, and the deletion exclusively. */
   static lockKey(userId: string): string {
     return `user:${userId}`;
   }
 
   /**
-   * Takes each user's lock (in one order, so two transactions never wait on each other) and answers the
+   * Holds each user's lock shared (in one order; only a deletion holds one exclusively) and answers the
    * first of them that is deleted, if any. Call before locking any resource row.
    */
   async guard(tx: Tx, userIds: readonly (string | undefined)[]): Promise<string | undefined> {
@@ -56,7 +65,7 @@ export class DeletedUsers {
     const names = ids.flatMap((id) => this.pseudonyms.all(id).map((name) => ({ id, name })));
     // Issued together, run in order: the locks are held before the read.
     const [, found] = await Promise.all([
-      Promise.all(ids.map((id) => tx.lock(DeletedUsers.lockKey(id)))),
+      Promise.all(ids.map((id) => tx.lockShared(DeletedUsers.lockKey(id)))),
       tx.all<{ pseudonym: string }>(
         `SELECT pseudonym FROM deleted_users WHERE pseudonym IN (${names.map((_, i) => `$${i + 1}`).join(", ")})`,
         names.map((n) => n.name),

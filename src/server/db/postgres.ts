@@ -123,6 +123,9 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
         lock: async (key) => {
           await t.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [key]);
         },
+        lockShared: async (key) => {
+          await t.query("SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))", [key]);
+        },
         afterCommit: (hook) => hooks.push(hook),
         notify: (channel) => notified.add(channel),
       };

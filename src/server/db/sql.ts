@@ -30,6 +30,12 @@ export interface Tx extends Sql {
   write(text: string, params?: readonly Param[]): void;
   /** Waits until no other transaction holds `key`, then holds it until this one ends. */
   lock(key: string): Promise<void>;
+  /**
+   * Holds `key` shared until this transaction ends: any number of transactions hold it together, and
+   * `lock(key)` waits for them all (and holds the next ones off). For many changes that one rare
+   * operation must not interleave with (deleting a user against that user's memberships).
+   */
+  lockShared(key: string): Promise<void>;
   /** Runs `fn` once this transaction has committed (never after a rollback). */
   afterCommit(fn: () => void): void;
   /** Wakes every process's listeners of `channel` once this transaction has committed. */

@@ -156,6 +156,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqliteSto
       },
       // One write transaction at a time already: nothing else to wait for.
       lock: async () => {},
+      lockShared: async () => {},
       afterCommit: (hook) => hooks.push(hook),
       notify: (channel) => hooks.push(() => channels.wake(channel)),
     };
