@@ -4,29 +4,31 @@
  * machine drift hits every row alike. Prints requests/s, p50 and p99 at 32 connections and the ratio.
  * The gateway runs on a database seeded with 100,000 resources and 1,000,000 memberships.
  *
- *   BENCH_ROUNDS (2)  BENCH_SECONDS (3)  BENCH_CONNECTIONS (32)  BENCH_ONLY (substring of scenario names)
+ *   BENCH_ROUNDS (3)  BENCH_SECONDS (2)  BENCH_CONNECTIONS (32)  BENCH_ONLY (substring of scenario names)
+ *   BENCH_PROFILE=DIR: the gateway writes a CPU profile (Markdown) into DIR when it stops
  */
 import { Database } from "bun:sqlite";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startDevIdp } from "../src/devidp/index.ts";
-import { keyringFrom } from "../src/server/auth/keyring.ts";
-import { CookieSealer } from "../src/server/auth/seal.ts";
 import { encodeCursor } from "../src/server/resources/views.ts";
-import { signIn } from "../tests/helpers/stack.ts";
+import { median, pinned, printTable, rssMiB, signInMany } from "./kit.ts";
 import { seedResources } from "./seed-resources.ts";
 import { ensureWrk, runWrk, type WrkResult } from "./wrk.ts";
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ONLY = process.env.BENCH_ONLY;
 const SERVER_CPU = "1";
 const LOAD_CPU = "0";
 const root = join(import.meta.dir, "..");
 const APP = "bench";
-const USER = "bench-user";
+/** Signed-in users: USERS bearer tokens (and resources they are members of), the first SESSIONS cookies. */
+const USERS = 200;
+const SESSIONS = 50;
+const PROFILE = process.env.BENCH_PROFILE;
 
 await ensureWrk();
 const dir = mkdtempSync(join(tmpdir(), "sg-bench-"));
@@ -41,6 +43,11 @@ const freePort = () => {
 const dbPath = join(dir, "gateway.db");
 const seeded = await seedResources({ path: dbPath, appId: APP });
 console.log(`seeded 100,000 resources and 1,000,000 memberships in ${seeded.seconds.toFixed(1)} s`);
+const pairs = [...new Map(seeded.sampleMemberships.map((m) => [m.userId, m.resourceId])).entries()].slice(
+  0,
+  USERS,
+);
+const USER = pairs[0]![0];
 const raw = new Database(dbPath);
 raw.run(
   "INSERT INTO members (resource_id, user_id, app_id, role, state, created_at, updated_at) VALUES (?, ?, ?, 'writer', 'active', 0, 0)",
@@ -81,8 +88,7 @@ writeFileSync(
 const sessionSecret = "bench-session-secret-0123456789abcdef";
 
 async function startServer(command: string[], env: Record<string, string>, url: string) {
-  const pinned = Bun.which("taskset") ? ["taskset", "-c", SERVER_CPU, ...command] : command;
-  const proc = Bun.spawn(pinned, {
+  const proc = Bun.spawn(pinned(command, SERVER_CPU), {
     cwd: root,
     env: { ...process.env, ...env },
     stdout: "ignore",
@@ -91,7 +97,8 @@ async function startServer(command: string[], env: Record<string, string>, url: 
   for (let i = 0; i < 400; i++) {
     try {
       await fetch(`${url}/healthz`);
-      return { url, stop: () => proc.kill() };
+      // `taskset` execs the command: its pid is the server's.
+      return { url, pid: proc.pid, stop: () => proc.kill(), exited: proc.exited };
     } catch {
       await Bun.sleep(50);
     }
@@ -107,7 +114,7 @@ const bare = await startServer(
   `http://127.0.0.1:${barePort}`,
 );
 const gateway = await startServer(
-  ["bun", "src/server/main.ts", "serve"],
+  ["bun", ...(PROFILE ? ["--cpu-prof-md", `--cpu-prof-dir=${PROFILE}`] : []), "src/server/main.ts", "serve"],
   {
     PORT: String(gatewayPort),
     ADMIN_PORT: String(freePort()),
@@ -121,19 +128,44 @@ const gateway = await startServer(
   gatewayUrl,
 );
 
-// 3. A real sign-in gives the cookie; unsealing it (we know the secret) gives the bearer token.
-const stackLike = { url: gatewayUrl, idp, redirectUri } as unknown as Parameters<typeof signIn>[0];
-const { browser } = await signIn(stackLike, USER, undefined, "bench-web");
-const cookie = browser.cookieHeader(gatewayUrl);
-const opened = await new CookieSealer(await keyringFrom([sessionSecret], "bench")).unseal(
-  cookie.slice(cookie.indexOf("=") + 1),
+// However the run ends, no server outlives it.
+process.on("exit", () => {
+  gateway.stop();
+  bare.stop();
+});
+
+// 3. Real sign-ins (the authorization code flow through the gateway) of 200 seeded users, each an active
+// member of one resource: 50 of their cookies rotate on /auth/session, their 200 bearer tokens on
+// /v1/me and on the read of their resource; the 200 join and leave one public resource.
+const signedIn = await signInMany(
+  { url: gatewayUrl, idp, redirectUri },
+  "bench-web",
+  sessionSecret,
+  pairs.map(([user]) => user),
 );
-if (!opened) throw new Error("could not unseal the bench session cookie");
-const bearer = { authorization: `Bearer ${opened.at}` };
-const getPaths = join(dir, "get-paths.txt");
-writeFileSync(getPaths, seeded.resourceIds.map((id) => `/v1/resources/${id}`).join("\n"));
-const joinTargets = join(dir, "join-targets.txt");
-writeFileSync(joinTargets, seeded.joinTargets.join("\n"));
+console.log(`signed in ${signedIn.length} users`);
+const requestsFile = (name: string, lines: Array<[string, string, string, string]>) => {
+  const path = join(dir, `${name}.txt`);
+  writeFileSync(path, lines.map((l) => l.join("\t")).join("\n"));
+  return path;
+};
+const sessionRequests = requestsFile(
+  "sessions",
+  signedIn.slice(0, SESSIONS).map((c) => ["GET", "/auth/session", "cookie", c.cookie]),
+);
+const meRequests = requestsFile(
+  "me",
+  signedIn.map((c) => ["GET", "/v1/me", "authorization", c.bearer]),
+);
+const readRequests = requestsFile(
+  "reads",
+  signedIn.map((c, i) => ["GET", `/v1/resources/${pairs[i]![1]}`, "authorization", c.bearer]),
+);
+const joinResource = seeded.joinTargets[0]!;
+const joinUsers = join(dir, "join-users.txt");
+writeFileSync(joinUsers, signedIn.map((c) => `/v1/resources/${joinResource}\t${c.bearer}`).join("\n"));
+// The roster and browse rows' caller: USER, a member of the 51-member resource.
+const bearer = { authorization: signedIn[0]!.bearer };
 
 interface Scenario {
   name: string;
@@ -147,25 +179,26 @@ interface Scenario {
 }
 const browse = `${gatewayUrl}/v1/resources/browse?type=album&limit=20`;
 const scenarios: Scenario[] = [
-  { name: "bare Bun.serve, same JSON (baseline)", url: `${bare.url}/`, expect: USER },
+  { name: "bare Bun.serve, same JSON (baseline)", url: `${bare.url}/`, expect: '"authenticated":true' },
   {
-    name: "GET /auth/session, session cookie",
-    url: `${gatewayUrl}/auth/session`,
-    headers: { cookie },
-    expect: `"user_id":"${USER}"`,
+    name: "GET /auth/session, 50 cookies rotating",
+    url: gatewayUrl,
+    script: "bench/lua/requests.lua",
+    args: [sessionRequests],
+    expect: '"authenticated":true',
   },
   {
-    name: "GET /v1/me, bearer via 60 s cache",
-    url: `${gatewayUrl}/v1/me`,
-    headers: bearer,
+    name: "GET /v1/me, 200 bearer tokens rotating",
+    url: gatewayUrl,
+    script: "bench/lua/requests.lua",
+    args: [meRequests],
     expect: '"via":"bearer"',
   },
   {
-    name: "GET /v1/resources/:id (random of 10k), bearer",
+    name: "GET /v1/resources/:id, 200 token/resource pairs",
     url: gatewayUrl,
-    headers: bearer,
-    script: "bench/lua/paths.lua",
-    args: [getPaths],
+    script: "bench/lua/requests.lua",
+    args: [readRequests],
     expect: "memberCount",
   },
   {
@@ -207,23 +240,30 @@ const scenarios: Scenario[] = [
     expect: "quokka",
   },
   {
-    name: "join/leave write cycle (POST), bearer",
+    name: "join/leave, 200 users on one resource",
     url: gatewayUrl,
-    headers: bearer,
-    script: "bench/lua/join-leave.lua",
-    args: [joinTargets],
+    script: "bench/lua/join-leave-users.lua",
+    args: [joinUsers],
     expect: "",
   },
 ].filter((s, i) => i === 0 || !ONLY || s.name.includes(ONLY));
 
+/** What a scenario's first request is (its URL and headers), to check the answer before measuring. */
+function firstRequest(scenario: Scenario): { url: string; headers?: Record<string, string> } | undefined {
+  if (scenario.script !== "bench/lua/requests.lua") return scenario.script ? undefined : scenario;
+  const [, path, name, value] = readFileSync(scenario.args![0]!, "utf8").split("\n")[0]!.split("\t");
+  return { url: `${scenario.url}${path}`, headers: { [name!]: value! } };
+}
 for (const scenario of scenarios) {
-  if (scenario.script) continue;
-  const text = await (await fetch(scenario.url, { headers: scenario.headers })).text();
+  const first = firstRequest(scenario);
+  if (!first) continue;
+  const text = await (await fetch(first.url, { headers: first.headers })).text();
   if (!text.includes(scenario.expect))
     throw new Error(`${scenario.name}: unexpected answer ${text.slice(0, 300)}`);
 }
 
 const results = new Map<string, WrkResult[]>();
+const rss = new Map<string, number>();
 for (let round = 1; round <= ROUNDS; round++) {
   for (const scenario of scenarios) {
     const options = {
@@ -234,23 +274,32 @@ for (let round = 1; round <= ROUNDS; round++) {
       args: scenario.args,
       cpu: LOAD_CPU,
     };
-    await runWrk({ ...options, seconds: 1 });
+    // A warm-up in the first round only: the JIT and the caches stay warm across rounds.
+    if (round === 1) await runWrk({ ...options, seconds: 1 });
     const result = await runWrk({ ...options, seconds: SECONDS });
     if (result.non2xx > 0 || result.errors)
       console.warn(`  ${scenario.name}: ${result.non2xx} non-2xx ${result.errors}`);
     results.set(scenario.name, [...(results.get(scenario.name) ?? []), result]);
+    const pid = scenario === scenarios[0] ? bare.pid : gateway.pid;
+    rss.set(scenario.name, Math.max(rss.get(scenario.name) ?? 0, rssMiB(pid)));
     console.log(`  round ${round}/${ROUNDS} ${scenario.name}: ${Math.round(result.rps)} req/s`);
   }
 }
 const busy = await fetch(`${gatewayUrl}/healthz`).then((r) => r.ok);
 gateway.stop();
 bare.stop();
+await gateway.exited;
 await idp.stop();
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
+// The join/leave rows must leave the member count exact.
+const check = new Database(dbPath, { readonly: true });
+const counted = check
+  .query(
+    "SELECT r.member_count AS stored, (SELECT count(*) FROM members m WHERE m.resource_id = r.id AND m.state = 'active') AS active FROM resources r WHERE r.id = ?",
+  )
+  .get(joinResource) as { stored: number; active: number };
+check.close();
+
 const baseline = median(results.get(scenarios[0]!.name)!.map((r) => r.rps));
 const rows = scenarios.map((scenario) => {
   const runs = results.get(scenario.name)!;
@@ -262,17 +311,15 @@ const rows = scenarios.map((scenario) => {
     median(runs.map((r) => r.p99)).toFixed(2),
     (rps / baseline).toFixed(2),
     String(runs.reduce((n, r) => n + r.non2xx, 0)),
+    rss.get(scenario.name)!.toFixed(0),
   ];
 });
-const header = ["scenario", "req/s", "p50 ms", "p99 ms", "ratio to bare", "non-2xx"];
-const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-const line = (cells: string[]) =>
-  `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ")} |`;
 console.log(
-  `\nwrk -t1 -c${CONNECTIONS} (unless named) -d${SECONDS}s, median of ${ROUNDS} interleaved rounds, servers on core ${SERVER_CPU}, wrk on core ${LOAD_CPU}\n`,
+  `\nwrk -t1 -c${CONNECTIONS} (unless named) -d${SECONDS}s, median of ${ROUNDS} interleaved rounds, servers on core ${SERVER_CPU}, wrk on core ${LOAD_CPU}; RSS = the server's, most after a run\n`,
 );
-console.log(line(header));
-console.log(`|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`);
-for (const row of rows) console.log(line(row));
+printTable(["scenario", "req/s", "p50 ms", "p99 ms", "ratio to bare", "non-2xx", "RSS MiB"], rows);
+console.log(
+  `\njoin/leave resource: member_count ${counted.stored}, active members ${counted.active} (${counted.stored === counted.active ? "exact" : "WRONG"})`,
+);
 if (!busy) console.warn("the gateway stopped answering during the run");
 process.exit(0);

@@ -1,8 +1,9 @@
 /**
  * Unauthenticated callers cannot make the gateway ask the provider about any number of random tokens:
  * bearer cache misses are bounded per client address (a burst of 20, then 5 per second); over it, 429
- * too_many_token_checks with Retry-After and no provider call. Cache hits stay free. Over real sockets,
- * since the client address is the socket's.
+ * too_many_token_checks with Retry-After and no provider call. Cache hits stay free, and so do
+ * tokens the provider answers valid (many users behind one address). Over real sockets, since the
+ * client address is the socket's.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { RunningGateway } from "../../src/server/serve.ts";
@@ -17,10 +18,11 @@ import {
 const INTROSPECT = "/admin/oauth2/introspect";
 let fake: FakeIdp;
 let gw: RunningGateway;
+let introspection: Record<string, unknown> = { active: false };
 
 function behave(_method: string, path: string): Behaviour {
   if (path === "/.well-known/openid-configuration") return { kind: "json", body: discoveryOf(fake.url) };
-  if (path === INTROSPECT) return { kind: "json", body: { active: false } };
+  if (path === INTROSPECT) return { kind: "json", body: introspection };
   return { kind: "json", status: 404, body: { error: "not_found" } };
 }
 
@@ -68,3 +70,18 @@ test("random bearer tokens from one address are cut at 429 too_many_token_checks
   expect((await me(`rand-${crypto.randomUUID()}`)).status).toBe(401);
   expect((fake.calls[INTROSPECT] ?? 0) - before).toBe(22);
 });
+
+test("valid tokens do not spend the address's checks: 60 users' tokens from one address all pass", async () => {
+  await Bun.sleep(4500); // the bucket is full again (5 per second, at most 20)
+  introspection = { active: true, sub: "nat-user", client_id: "web", token_use: "access_token" };
+  try {
+    const before = fake.calls[INTROSPECT] ?? 0;
+    for (let i = 0; i < 60; i++) expect((await me(`valid-${i}-${crypto.randomUUID()}`)).status).toBe(200);
+    expect((fake.calls[INTROSPECT] ?? 0) - before).toBe(60);
+  } finally {
+    introspection = { active: false };
+  }
+  // Refused tokens still spend them: the burst is whole, then the 21st refused token is cut.
+  for (let i = 0; i < 20; i++) expect((await me(`rand-${crypto.randomUUID()}`)).status).toBe(401);
+  expect((await me(`rand-${crypto.randomUUID()}`)).status).toBe(429);
+}, 20_000);

@@ -35,3 +35,17 @@ test("the bucket map is bounded: a flood of addresses keeps at most `addresses` 
   for (let i = 0; i < 1000; i++) limiter.take(`10.1.${i >> 8}.${i & 255}`, 0);
   expect(limiter.size).toBe(100);
 });
+
+test("a check given back (the token proved valid) is spent again; never past the burst", () => {
+  const limiter = new TokenCheckLimiter({ burst: 2, perSecond: 0, addresses: 10 });
+  limiter.take("10.0.0.1", 0);
+  limiter.take("10.0.0.1", 0);
+  expect(refusal(() => limiter.take("10.0.0.1", 0))?.status).toBe(429);
+  limiter.refund("10.0.0.1", 0);
+  expect(refusal(() => limiter.take("10.0.0.1", 0))).toBeUndefined();
+  expect(refusal(() => limiter.take("10.0.0.1", 0))?.status).toBe(429);
+  for (let i = 0; i < 5; i++) limiter.refund("10.0.0.1", 0);
+  limiter.take("10.0.0.1", 0);
+  limiter.take("10.0.0.1", 0);
+  expect(refusal(() => limiter.take("10.0.0.1", 0))?.status).toBe(429);
+});

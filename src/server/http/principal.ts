@@ -71,9 +71,20 @@ function bearerPrincipal(gateway: Gateway, token: string, request: Request): Pri
   const cached = gateway.tokens.peek(token);
   if (cached !== undefined) return toPrincipal(cached);
   const address = clientAddress(request);
-  const validating = gateway.tokens.validate(token, () => gateway.tokenChecks.take(address));
-  return validating.then(toPrincipal, (error) => {
-    if (error instanceof IdpUnavailable) throw errors.idpUnavailable(error);
-    throw error;
+  let charged = false;
+  const validating = gateway.tokens.validate(token, () => {
+    gateway.tokenChecks.take(address);
+    charged = true;
   });
+  return validating.then(
+    (found) => {
+      // Only tokens the provider refuses spend the address's checks.
+      if (found && charged) gateway.tokenChecks.refund(address);
+      return toPrincipal(found);
+    },
+    (error) => {
+      if (error instanceof IdpUnavailable) throw errors.idpUnavailable(error);
+      throw error;
+    },
+  );
 }

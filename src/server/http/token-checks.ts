@@ -2,8 +2,10 @@
  * How many provider calls one client address can cause by presenting bearer tokens the cache has
  * not seen: a token bucket per address, 20 checks in a burst, refilled at 5 per second. Over it the
  * caller gets 429 `too_many_token_checks` with Retry-After, and the provider is not called. Cache
- * hits are free and never counted. Without this, anyone could make the gateway introspect any number
- * of random tokens.
+ * hits are free and never counted, and a check the provider answers "valid" is given back (`refund`):
+ * only refused tokens spend the bucket, so many signed-in users behind one address (a NAT, an app's
+ * server) are not held up, while 20 calls at once stay the most one address can have in flight.
+ * Without this, anyone could make the gateway introspect any number of random tokens.
  *
  * The buckets are an LRU of 10,000 addresses: an address pushed out starts again with a full bucket,
  * which at worst lets an attacker holding more than 10,000 addresses spend one more burst per address.
@@ -51,6 +53,13 @@ export class TokenCheckLimiter {
     }
     bucket.tokens -= 1;
     this.buckets.set(address, bucket);
+  }
+
+  /** Gives back a check `take` spent (the token proved valid). */
+  refund(address: string | undefined, now = Date.now()): void {
+    if (address === undefined) return;
+    const bucket = this.buckets.get(address, now);
+    if (bucket !== undefined) bucket.tokens = Math.min(this.limits.burst, bucket.tokens + 1);
   }
 
   get size(): number {

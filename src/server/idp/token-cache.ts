@@ -4,6 +4,11 @@
  * own expiry; bounded to 10,000 entries (LRU); concurrent misses for one token share one provider call.
  * A provider failure (unreachable, or a 200 of the wrong shape) is never cached: the next call asks again.
  *
+ * A valid token still in use 45 s after its check is checked again in the background (the request
+ * that notices is answered from the cache, still within its 60 s): a token in steady use never
+ * misses, so its calls never wait on the provider, and a revocation shows up as soon as that check
+ * answers. A background check that fails leaves the entry to expire at its time.
+ *
  * With IDP_ADMIN_API_KEY the token is introspected (Hydra admin), which proves the user AND the OAuth
  * client, so per-app budgets can apply; only `active: true` with `token_use` absent or `access_token`
  * is accepted. Without the key the userinfo endpoint proves the user only (client unknown).
@@ -18,10 +23,16 @@ export interface TokenPrincipal {
 }
 
 const TTL_MS = 60_000;
+const REFRESH_AFTER_MS = 45_000;
 const CAPACITY = 10_000;
 
+interface Entry {
+  principal: TokenPrincipal | null;
+  checkedAt: number;
+}
+
 export class TokenCache {
-  private readonly cache = new Lru<string, TokenPrincipal | null>(CAPACITY);
+  private readonly cache = new Lru<string, Entry>(CAPACITY);
   private readonly inflight = new Map<string, Promise<TokenPrincipal | null>>();
   hits = 0;
   misses = 0;
@@ -42,41 +53,59 @@ export class TokenCache {
    */
   async validate(token: string, beforeProviderCall?: () => void): Promise<TokenPrincipal | null> {
     const key = sha256(token);
-    const now = Date.now();
-    const cached = this.cache.get(key, now);
+    const cached = this.cache.get(key);
     if (cached !== undefined) {
       this.hits++;
-      return cached;
+      return cached.principal;
     }
     this.misses++;
     const running = this.inflight.get(key);
     if (running) return running;
     beforeProviderCall?.();
-    const call = this.lookup(token)
-      .then(({ principal, expiresAt }) => {
-        this.cache.set(key, principal, Math.min(now + TTL_MS, expiresAt ?? Number.POSITIVE_INFINITY));
-        return principal;
-      })
-      .finally(() => this.inflight.delete(key));
-    this.inflight.set(key, call);
-    return call;
+    return this.check(token, key);
   }
 
   /** Synchronous cache probe for the hot path; undefined means "not cached, call validate". */
   peek(token: string): TokenPrincipal | null | undefined {
-    const value = this.cache.get(sha256(token));
-    if (value !== undefined) this.hits++;
-    return value;
+    const key = sha256(token);
+    const now = Date.now();
+    const entry = this.cache.get(key, now);
+    if (entry === undefined) return undefined;
+    this.hits++;
+    if (entry.principal !== null && now - entry.checkedAt >= REFRESH_AFTER_MS && !this.inflight.has(key))
+      this.check(token, key).catch(() => {});
+    return entry.principal;
+  }
+
+  /** Asks the provider (one call per token at a time) and caches the answer. */
+  private check(token: string, key: string): Promise<TokenPrincipal | null> {
+    const now = Date.now();
+    const call: Promise<TokenPrincipal | null> = this.lookup(token)
+      .then(({ principal, expiresAt }) => {
+        // Forgotten meanwhile (logout, a deleted user): the answer is returned but not cached.
+        if (this.inflight.get(key) !== call) return principal;
+        const until = Math.min(now + TTL_MS, expiresAt ?? Number.POSITIVE_INFINITY);
+        this.cache.set(key, { principal, checkedAt: now }, until);
+        return principal;
+      })
+      .finally(() => {
+        if (this.inflight.get(key) === call) this.inflight.delete(key);
+      });
+    this.inflight.set(key, call);
+    return call;
   }
 
   /** Drops a token from the cache (after logout or revocation). */
   forget(token: string): void {
-    this.cache.delete(sha256(token));
+    const key = sha256(token);
+    this.cache.delete(key);
+    this.inflight.delete(key);
   }
 
   /** Drops every cached token of a user (a deleted account): the next call asks again, and is refused. */
   forgetUser(userId: string): void {
-    this.cache.deleteWhere((principal) => principal?.userId === userId);
+    this.cache.deleteWhere((entry) => entry.principal?.userId === userId);
+    this.inflight.clear();
   }
 
   private async lookup(token: string): Promise<{ principal: TokenPrincipal | null; expiresAt?: number }> {

@@ -1,0 +1,64 @@
+/** Pieces both benchmarks use: pinning, process memory, medians, signed-in users, the printed table. */
+import { readFileSync } from "node:fs";
+import type { DevIdp } from "../src/devidp/index.ts";
+import { keyringFrom } from "../src/server/auth/keyring.ts";
+import { CookieSealer } from "../src/server/auth/seal.ts";
+import { signIn } from "../tests/helpers/stack.ts";
+
+export const pinned = (command: string[], cpu: string) =>
+  Bun.which("taskset") ? ["taskset", "-c", cpu, ...command] : command;
+
+/** A process's resident memory in MiB (Linux /proc), NaN once it is gone. */
+export function rssMiB(pid: number): number {
+  try {
+    const kib = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+    return kib === undefined ? Number.NaN : Number(kib) / 1024;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+}
+
+export interface Credentials {
+  user: string;
+  cookie: string;
+  /** `Bearer <access token>` (the cookie unsealed: the bench knows the session secret). */
+  bearer: string;
+}
+
+/** Signs `users` in through the gateway (the real authorization code flow), a few at a time. */
+export async function signInMany(
+  stack: { url: string; idp: DevIdp; redirectUri: string },
+  clientId: string,
+  sessionSecret: string,
+  users: string[],
+): Promise<Credentials[]> {
+  const sealer = new CookieSealer(await keyringFrom([sessionSecret], "bench"));
+  const stackLike = stack as unknown as Parameters<typeof signIn>[0];
+  const one = async (user: string): Promise<Credentials> => {
+    const { browser } = await signIn(stackLike, user, undefined, clientId);
+    const cookie = browser.cookieHeader(stack.url);
+    const opened = await sealer.unseal(cookie.slice(cookie.indexOf("=") + 1));
+    if (!opened) throw new Error(`could not unseal ${user}'s session cookie`);
+    return { user, cookie, bearer: `Bearer ${opened.at}` };
+  };
+  const out: Credentials[] = [];
+  for (let i = 0; i < users.length; i += 8) out.push(...(await Promise.all(users.slice(i, i + 8).map(one))));
+  return out;
+}
+
+/** A Markdown table: the first `left` columns left-aligned, the rest right-aligned. */
+export function printTable(header: string[], rows: string[][], left = 1): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => (i < left ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ")} |`;
+  console.log(line(header));
+  console.log(
+    `|${widths.map((w, i) => (i < left ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`,
+  );
+  for (const row of rows) console.log(line(row));
+}
