@@ -10,6 +10,7 @@ import type { Config } from "./config.ts";
 import { type ConsentHooks, createGateway, type Gateway } from "./gateway.ts";
 import { observeRequests } from "./http/access-log.ts";
 import { rememberAddress } from "./http/client-address.ts";
+import { withFastPath } from "./http/fast-path.ts";
 import { MAX_BODY_BYTES } from "./http/plumbing.ts";
 import { checkProvider } from "./idp/startup-check.ts";
 import type { Logger } from "./lib/log.ts";
@@ -80,7 +81,9 @@ export async function startGateway({
       port: config.port,
       reusePort: config.reusePort,
       hostname: config.host,
-      fetch: withAddress(tracked.wrap(observe(buildPublicApp(gateway, { demoUrl }).fetch))),
+      fetch: withAddress(
+        tracked.wrap(observe(withFastPath(gateway, buildPublicApp(gateway, { demoUrl }).fetch))),
+      ),
     }),
   );
   // The event stream stays open: a heartbeat every 15 s, so an idle timeout of 60 s never cuts it.

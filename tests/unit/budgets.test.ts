@@ -34,3 +34,33 @@ test("a share whose product is a whole number in decimal is not rounded up by bi
     [5, 1, 5],
   ]);
 });
+
+test("takeNow counts only what memory decides: a reserved call under the user's share; else false and nothing counted", async () => {
+  const { AppRegistry } = await import("../../src/server/apps/registry.ts");
+  const { Budgets } = await import("../../src/server/apps/budgets.ts");
+  const { openSqlite } = await import("../../src/server/db/sqlite.ts");
+  const apps = new AppRegistry({
+    apps: [
+      {
+        id: "a",
+        clients: [{ clientId: "a-web", redirectUris: ["http://localhost/a"] }],
+        budget: { requestsPerMinute: 100, userShare: 0.02 },
+      },
+      { id: "free", clients: [{ clientId: "f-web", redirectUris: ["http://localhost/f"] }] },
+    ],
+  });
+  const storage = openSqlite(":memory:");
+  const budgets = new Budgets(apps, storage);
+  const now = 60_000 * 1000 + 5;
+  expect(budgets.takeNow("free", "f-web", "u1", now)).toBe(true); // no budget
+  expect(budgets.takeNow("a", undefined, "u1", now)).toBe(true); // client unknown: not enforced
+  expect(budgets.takeNow("a", "a-web", "u1", now)).toBe(false); // nothing reserved yet
+  await budgets.take("a", "a-web", "u1", now); // reserves 2 (a fiftieth of 100), spends 1
+  expect(budgets.takeNow("a", "a-web", "u2", now)).toBe(true); // the second reserved call
+  expect(budgets.takeNow("a", "a-web", "u3", now)).toBe(false); // the reservation is spent
+  await budgets.take("a", "a-web", "u1", now); // u1's second call (share: 2 of 100)
+  expect(budgets.takeNow("a", "a-web", "u1", now)).toBe(false); // u1's share is spent, reservation not
+  expect(budgets.takeNow("a", "a-web", "u2", now)).toBe(true);
+  expect(budgets.takeNow("a", "a-web", "u2", now + 60_000)).toBe(false); // a new minute: reserve again
+  await storage.close();
+});

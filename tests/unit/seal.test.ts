@@ -68,17 +68,38 @@ describe("sealed session cookie", () => {
 });
 
 describe("Lru", () => {
-  test("evicts the least recently used and honours expiry", () => {
-    const lru = new Lru<string, number>(2);
-    lru.set("a", 1);
-    lru.set("b", 2);
-    expect(lru.get("a")).toBe(1);
-    lru.set("c", 3);
-    expect(lru.get("b")).toBeUndefined();
-    expect(lru.get("a")).toBe(1);
+  test("keeps what is read, drops what is not, never holds more than its capacity, honours expiry", () => {
+    const lru = new Lru<string, number>(10);
+    lru.set("kept", 0);
+    for (let i = 0; i < 100; i++) {
+      lru.set(`k${i}`, i);
+      expect(lru.get("kept")).toBe(0); // read between insertions: never dropped
+      expect(lru.size).toBeLessThanOrEqual(10);
+    }
+    expect(lru.get("k0")).toBeUndefined(); // not read since: dropped
+    expect(lru.get("k99")).toBe(99);
     lru.set("d", 4, 100);
     expect(lru.get("d", 99)).toBe(4);
     expect(lru.get("d", 100)).toBeUndefined();
-    expect(lru.size).toBe(1); // "c" was evicted by "d", and "d" expired
+    lru.set("e", 5, 100);
+    for (let i = 0; i < 5; i++) lru.set(`x${i}`, i); // "e" is now in the old generation
+    expect(lru.get("e", 100)).toBeUndefined();
+    lru.delete("k99");
+    expect(lru.get("k99")).toBeUndefined();
+    lru.deleteWhere((v) => v === 0);
+    expect(lru.get("kept")).toBeUndefined();
+    lru.clear();
+    expect(lru.size).toBe(0);
+  });
+
+  test("a capacity of 1 or 2 still caches the last entry", () => {
+    for (const capacity of [1, 2]) {
+      const lru = new Lru<string, number>(capacity);
+      lru.set("a", 1);
+      expect(lru.get("a")).toBe(1);
+      lru.set("b", 2);
+      expect(lru.get("b")).toBe(2);
+      expect(lru.size).toBeLessThanOrEqual(capacity);
+    }
   });
 });

@@ -32,8 +32,11 @@ test("no address (in process) is never limited", () => {
 
 test("the bucket map is bounded: a flood of addresses keeps at most `addresses` buckets", () => {
   const limiter = new TokenCheckLimiter({ burst: 2, perSecond: 1, addresses: 100 });
-  for (let i = 0; i < 1000; i++) limiter.take(`10.1.${i >> 8}.${i & 255}`, 0);
-  expect(limiter.size).toBe(100);
+  for (let i = 0; i < 1000; i++) {
+    limiter.take(`10.1.${i >> 8}.${i & 255}`, 0);
+    expect(limiter.size).toBeLessThanOrEqual(100);
+  }
+  expect(limiter.size).toBeGreaterThanOrEqual(50); // the most recent half at least
 });
 
 test("a check given back (the token proved valid) is spent again; never past the burst", () => {

@@ -55,8 +55,26 @@ export class Budgets {
     private readonly storage: Storage,
   ) {}
 
+  /**
+   * Counts one call when that needs nothing but memory (no budget, or calls already reserved and the
+   * user under their share): true. False when `take` must decide (reserve, or refuse); nothing counted.
+   */
+  takeNow(appId: string, clientId: string | undefined, userId: string, now = Date.now()): boolean {
+    if (clientId === undefined) return true;
+    const budget = this.apps.app(appId)?.budget;
+    if (budget === undefined) return true;
+    const window = this.windows.get(appId);
+    if (!window || window.start !== now - (now % 60_000) || window.spent >= window.reserved) return false;
+    const used = window.users.get(userId) ?? 0;
+    if (used >= userAllowance(budget.requestsPerMinute, budget.userShare)) return false;
+    window.spent++;
+    window.users.set(userId, used + 1);
+    return true;
+  }
+
   /** Counts one call of `userId` for the app; throws 429 when the app's budget or the user's share is spent. */
   async take(appId: string, clientId: string | undefined, userId: string, now = Date.now()): Promise<void> {
+    if (this.takeNow(appId, clientId, userId, now)) return;
     if (clientId === undefined) return;
     const budget = this.apps.app(appId)?.budget;
     if (budget === undefined) return;

@@ -14,8 +14,9 @@
  * jitter) for at most `writeWaitMs` (5 s); reads keep flowing meanwhile. Past that the busy error goes
  * up and is answered 503 `database_busy`.
  *
- * `externalVersion` is the writer's `PRAGMA data_version`, which moves only when another process
- * commits: read caches compare it on every read and start over when it moved. Listeners of
+ * `externalVersion` moves only when another process commits (sqlite-changes.ts: SQLite's own change
+ * counter in its shared memory, one memory read): read caches compare it on every read and start
+ * over when it moved. Listeners of
  * notification channels are woken after this process's commits, and, while there are any, by a
  * check of that version every 100 ms (another process committed: something may have been notified).
  */
@@ -28,6 +29,7 @@ import { migrationMetas } from "./migration-metas.ts";
 import { migrationJournal, migrationSql } from "./migrations.gen.ts";
 import type { Param, Storage, TransactionOptions, Tx } from "./sql.ts";
 import { toSqlitePlaceholders } from "./sql.ts";
+import { changeSignal } from "./sqlite-changes.ts";
 
 export interface SqliteOptions {
   /** How long a write waits for another process's write lock before giving up (default 5 s). */
@@ -105,12 +107,12 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqliteSto
   // An in-memory database exists only on its one connection.
   const reader = path === ":memory:" ? writer : new Connection(openConnection(path));
   if (reader !== writer) reader.db.exec("PRAGMA query_only = ON");
-  const dataVersion = writerDb.prepare("PRAGMA data_version");
+  const changes = changeSignal(path, writerDb);
 
   let waitingWrites = 0;
   let tail: Promise<unknown> = Promise.resolve();
   const channels = new Channels();
-  const version = () => (dataVersion.get() as { data_version: number }).data_version;
+  const version = () => changes.version();
   let polled = -1;
   let poller: ReturnType<typeof setInterval> | undefined;
   const poll = () => {
@@ -130,6 +132,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqliteSto
     for (let delay = 5; ; delay = Math.min(50, delay * 2)) {
       try {
         writerDb.exec("BEGIN IMMEDIATE");
+        changes.beginOwn();
         return;
       } catch (error) {
         if (!isBusy(error) || Date.now() + delay > deadline) throw error;
@@ -164,15 +167,18 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqliteSto
     try {
       const result = await fn(tx);
       writerDb.exec("COMMIT");
+      changes.endOwn();
       for (const hook of hooks) hook();
       return result;
     } catch (error) {
       if (writerDb.inTransaction) writerDb.exec("ROLLBACK");
+      changes.endOwn();
       throw error;
     } finally {
       if (erase) {
         writerDb.exec("PRAGMA secure_delete = OFF");
         writerDb.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        changes.endOwn();
       }
     }
   };
@@ -211,7 +217,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqliteSto
     async close() {
       await tail;
       clearInterval(poller);
-      dataVersion.finalize();
+      changes.close();
       if (reader !== writer) reader.close();
       writer.close();
     },

@@ -29,11 +29,32 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** Resolves the caller or throws 401/403/502. Returns synchronously when everything is cached. */
 export function resolvePrincipal(gateway: Gateway, request: Request): Principal | Promise<Principal> {
+  return principalOf(gateway, request, false)!;
+}
+
+/**
+ * The caller when everything about it is cached and every check passes; undefined otherwise (nothing
+ * asked of the provider or the database, nothing thrown): the fast path's question.
+ */
+export function cachedPrincipal(gateway: Gateway, request: Request): Principal | undefined {
+  try {
+    const principal = principalOf(gateway, request, true);
+    return principal instanceof Promise ? undefined : principal;
+  } catch {
+    return undefined;
+  }
+}
+
+function principalOf(
+  gateway: Gateway,
+  request: Request,
+  cachedOnly: boolean,
+): Principal | Promise<Principal> | undefined {
   const authorization = request.headers.get("authorization");
   if (authorization !== null) {
     const match = /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(authorization);
     if (!match) throw errors.unauthenticated();
-    return bearerPrincipal(gateway, match[1]!, request);
+    return bearerPrincipal(gateway, match[1]!, request, cachedOnly);
   }
   const cookieHeader = request.headers.get("cookie");
   const hit = gateway.sessions.peek(cookieHeader);
@@ -55,10 +76,16 @@ export function resolvePrincipal(gateway: Gateway, request: Request): Principal 
     gateway.store.touch(resolved.row);
     return { userId, clientId, appId, via: "cookie", sessionId: id };
   };
-  return hit === undefined ? gateway.sessions.resolve(cookieHeader).then(finish) : finish(hit);
+  if (hit !== undefined) return finish(hit);
+  return cachedOnly ? undefined : gateway.sessions.resolve(cookieHeader).then(finish);
 }
 
-function bearerPrincipal(gateway: Gateway, token: string, request: Request): Principal | Promise<Principal> {
+function bearerPrincipal(
+  gateway: Gateway,
+  token: string,
+  request: Request,
+  cachedOnly: boolean,
+): Principal | Promise<Principal> | undefined {
   const toPrincipal = (found: { userId: string; clientId: string | undefined } | null): Principal => {
     if (!found) throw errors.unauthenticated();
     noteCredential(request, "bearer", found.clientId);
@@ -70,6 +97,7 @@ function bearerPrincipal(gateway: Gateway, token: string, request: Request): Pri
   if (!gateway.hydra.configured) throw errors.unauthenticated();
   const cached = gateway.tokens.peek(token);
   if (cached !== undefined) return toPrincipal(cached);
+  if (cachedOnly) return undefined;
   const address = clientAddress(request);
   let charged = false;
   const validating = gateway.tokens.validate(token, () => {

@@ -56,3 +56,28 @@ export function requesterSeesDetails(resource: Pick<ResourceAccessFacts, "visibi
 export function isOwner(resource: { ownerKind: "user" | "app"; ownerId: string }, userId: string): boolean {
   return resource.ownerKind === "user" && resource.ownerId === userId;
 }
+
+/** A resource row with the caller's membership, as the reads load it. */
+export interface RowForCaller extends ResourceAccessFacts {
+  appId: string;
+  memberRole: Role | null;
+  memberState: MemberState | null;
+}
+
+/** Whether the caller of `appId` may read the resource (GET /v1/resources/:id); otherwise 404. */
+export function canRead(row: RowForCaller | undefined, appId: string): row is RowForCaller {
+  return (
+    row !== undefined &&
+    row.appId === appId &&
+    canSee(row, row.memberState ? { state: row.memberState } : null)
+  );
+}
+
+/** `rosterAccess` for the caller of `appId`: another app's resource, or none, is not found. */
+export function callerRosterAccess(row: RowForCaller | undefined, appId: string): RosterAccess {
+  if (row === undefined || row.appId !== appId) return "not_found";
+  return rosterAccess(
+    row,
+    row.memberState ? { role: row.memberRole ?? undefined, state: row.memberState } : null,
+  );
+}

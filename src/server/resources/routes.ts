@@ -9,10 +9,18 @@ import { ApiError } from "../http/errors.ts";
 import { NO_CONTROL } from "../http/patterns.ts";
 import { type Principal, resolvePrincipal } from "../http/principal.ts";
 import { checkFields, cleanName, cleanQuery } from "../http/text.ts";
-import { canSee, requesterSeesDetails, rosterAccess } from "./access.ts";
+import { callerRosterAccess, canRead, canSee, requesterSeesDetails } from "./access.ts";
 import { notFound } from "./refusals.ts";
 import { resourceDocs as docs } from "./responses.ts";
-import { browseItem, encodeCursor, parseCursor, parseLimit, requestedView, resourceView } from "./views.ts";
+import {
+  browseItem,
+  encodeCursor,
+  parseCursor,
+  parseLimit,
+  requestedView,
+  resourceView,
+  rosterView,
+} from "./views.ts";
 
 const UserId = t.String({ minLength: 1, maxLength: 256, pattern: NO_CONTROL });
 const Role = t.String({ minLength: 1, maxLength: 32 });
@@ -124,12 +132,7 @@ export function resourceRoutes(gateway: Gateway) {
         "/:id",
         async ({ principal, params }) => {
           const row = await store.getResourceFor(params.id, principal.userId);
-          if (
-            !row ||
-            row.appId !== principal.appId ||
-            !canSee(row, row.memberState ? { state: row.memberState } : null)
-          )
-            throw notFound();
+          if (!canRead(row, principal.appId)) throw notFound();
           return resourceView(row, true);
         },
         { detail: docs.get },
@@ -146,20 +149,10 @@ export function resourceRoutes(gateway: Gateway) {
         "/:id/members",
         async ({ principal, params }) => {
           const row = await store.getResourceFor(params.id, principal.userId);
-          if (!row || row.appId !== principal.appId) throw notFound();
-          const access = rosterAccess(
-            row,
-            row.memberState ? { role: row.memberRole ?? undefined, state: row.memberState } : null,
-          );
+          const access = callerRosterAccess(row, principal.appId);
           if (access === "not_found") throw notFound();
           if (access === "forbidden") throw new ApiError(403, "forbidden", "You may not see this roster.");
-          return {
-            members: (await store.listMembers(params.id)).map(({ userId, role, state }) => ({
-              userId,
-              role,
-              state,
-            })),
-          };
+          return rosterView(await store.listMembers(params.id));
         },
         { detail: docs.members },
       )

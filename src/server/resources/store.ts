@@ -3,8 +3,8 @@
  * engines speak. Reads outside a transaction may come from memory; the write helpers take the
  * caller's transaction (service.ts opens it, next to the checks they depend on).
  *
- * Resource rows and single memberships are cached in memory (bounded LRUs) only where the engine has
- * a cheap change signal (SQLite's data_version): a commit by another process empties the caches before
+ * Resource rows, memberships, rosters and browse pages are cached in memory (read-cache.ts) only where
+ * the engine has a cheap change signal (SQLite): a commit by another process empties the caches before
  * their next answer, and every write helper evicts what it changes once its transaction commits. On
  * PostgreSQL nothing is cached: every read goes to the database, so every replica sees every write on
  * its very next request. Reads given a transaction never use the cache, so a decision always reads the
@@ -12,8 +12,9 @@
  */
 import type { members, resources } from "../db/schema.ts";
 import type { Param, Sql, Storage, Tx } from "../db/sql.ts";
-import { Lru } from "../lib/lru.ts";
+import { browseResources, LIKE_WINDOW } from "./browse-queries.ts";
 import { OfferStore } from "./offer-store.ts";
+import { ReadCache, ROSTER_MAX } from "./read-cache.ts";
 import type { Role } from "./roles.ts";
 import type { MemberState } from "./transitions.ts";
 
@@ -42,6 +43,15 @@ export interface BrowseQuery {
   after?: { createdAt: number; id: string };
 }
 
+export { LIKE_WINDOW };
+
+export interface RosterRow {
+  userId: string;
+  role: Role;
+  state: MemberState;
+  since: number;
+}
+
 export interface BrowseRow {
   id: string;
   type: string;
@@ -50,16 +60,8 @@ export interface BrowseRow {
   createdAt: number;
 }
 
-/** How many index rows a LIKE walk may visit before browse switches to the FTS index. */
-export const LIKE_WINDOW = 1000;
-
 export class ResourceStore {
-  private readonly resourceCache = new Lru<string, ResourceRow>(50_000);
-  /** Keyed by resource id + "\n" + user id; null records "not a member" (most readers of public resources). */
-  private readonly memberCache = new Lru<string, MemberRow | null>(200_000);
-
-  /** The externalVersion the caches were filled at. */
-  private cachedAt: number | undefined = -1;
+  private readonly cache: ReadCache;
 
   /** The locking read of a resource row (see `lockResource`), by engine. */
   private readonly lockingRead: string;
@@ -68,24 +70,13 @@ export class ResourceStore {
   readonly offers: OfferStore;
 
   constructor(private readonly storage: Storage) {
+    this.cache = new ReadCache(storage);
     this.offers = new OfferStore(storage);
     this.lockingRead = `SELECT ${RESOURCE_COLUMNS} FROM resources WHERE id = $1${storage.dialect === "postgres" ? " FOR UPDATE" : ""}`;
   }
 
-  /**
-   * Whether the caches may answer (a read outside any transaction, on an engine with a change signal),
-   * emptying them first when another process has committed since they were filled.
-   */
   private cacheUsable(tx: Tx | undefined): boolean {
-    if (tx) return false;
-    const version = this.storage.externalVersion();
-    if (version === undefined) return false;
-    if (version !== this.cachedAt) {
-      this.cachedAt = version;
-      this.resourceCache.clear();
-      this.memberCache.clear();
-    }
-    return true;
+    return this.cache.usable(tx);
   }
 
   /** Reads through the transaction when there is one, else outside any. */
@@ -115,8 +106,16 @@ export class ResourceStore {
       this.readResource(id, undefined, usable),
       this.readMembership(id, userId, undefined, usable),
     ]);
-    if (!resource) return undefined;
-    return { ...resource, memberRole: membership?.role ?? null, memberState: membership?.state ?? null };
+    return resource && withMembership(resource, membership);
+  }
+
+  /** `getResourceFor` from memory alone: undefined when the cache cannot answer (then ask getResourceFor). */
+  peekResourceFor(id: string, userId: string): ResourceWithMembership | undefined {
+    if (!this.cacheUsable(undefined)) return undefined;
+    const resource = this.cache.resources.get(id);
+    if (resource === undefined) return undefined;
+    const membership = this.cache.members.get(ReadCache.memberKey(id, userId));
+    return membership === undefined ? undefined : withMembership(resource, membership ?? undefined);
   }
 
   async findStatic(appId: string, type: string, slug: string, tx?: Tx): Promise<ResourceRow | undefined> {
@@ -136,7 +135,7 @@ export class ResourceStore {
     tx: Tx | undefined,
     usable: boolean,
   ): Promise<ResourceRow | undefined> {
-    const cached = usable ? this.resourceCache.get(id) : undefined;
+    const cached = usable ? this.cache.resources.get(id) : undefined;
     if (cached) return cached;
     const row = await this.sql(tx).get<ResourceRow>(
       `SELECT ${RESOURCE_COLUMNS} FROM resources WHERE id = $1`,
@@ -144,7 +143,7 @@ export class ResourceStore {
     );
     if (!row) return undefined;
     const resource = asResource(row);
-    if (usable) this.resourceCache.set(id, resource);
+    if (usable) this.cache.resources.set(id, resource);
     return resource;
   }
 
@@ -154,25 +153,34 @@ export class ResourceStore {
     tx: Tx | undefined,
     usable: boolean,
   ): Promise<MemberRow | undefined> {
-    const key = `${resourceId}\n${userId}`;
-    const cached = usable ? this.memberCache.get(key) : undefined;
+    const key = ReadCache.memberKey(resourceId, userId);
+    const cached = usable ? this.cache.members.get(key) : undefined;
     if (cached !== undefined) return cached ?? undefined;
     const row = await this.sql(tx).get<MemberRow>(
       `SELECT ${MEMBER_COLUMNS} FROM members WHERE resource_id = $1 AND user_id = $2`,
       [resourceId, userId],
     );
-    if (usable) this.memberCache.set(key, row ?? null);
+    if (usable) this.cache.members.set(key, row ?? null);
     return row;
   }
 
-  listMembers(
-    resourceId: string,
-  ): Promise<Array<{ userId: string; role: Role; state: MemberState; since: number }>> {
-    return this.storage.all(
+  /** The roster, oldest membership first (from memory while nothing changed it). */
+  async listMembers(resourceId: string): Promise<RosterRow[]> {
+    const usable = this.cacheUsable(undefined);
+    const cached = usable ? this.cache.rosters.get(resourceId) : undefined;
+    if (cached) return cached;
+    const rows = await this.storage.all<RosterRow>(
       `SELECT user_id AS "userId", role, state, updated_at AS since FROM members WHERE resource_id = $1
        ORDER BY created_at, user_id`,
       [resourceId],
     );
+    if (usable && rows.length <= ROSTER_MAX) this.cache.rosters.set(resourceId, rows);
+    return rows;
+  }
+
+  /** `listMembers` from memory alone, or undefined. */
+  peekMembers(resourceId: string): RosterRow[] | undefined {
+    return this.cacheUsable(undefined) ? this.cache.rosters.get(resourceId) : undefined;
   }
 
   /** Resources of an app where the user's membership is in `state`, newest first. */
@@ -215,74 +223,23 @@ export class ResourceStore {
    * duplicates, cut to the limit.
    */
   async browse(query: BrowseQuery): Promise<BrowseRow[]> {
-    if (!query.query) return this.browsePage(query, undefined);
-    const pattern = `%${query.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    if (this.storage.dialect === "postgres" || [...query.query].length < 3)
-      return this.browsePage(query, pattern);
-    const windowed = await this.browseWindow(query, pattern);
-    if (windowed.length >= query.limit) return windowed;
-    return mergeNewestFirst(windowed, await this.browseFts(query), query.limit);
-  }
-
-  /**
-   * The common shape of the three browse queries: `$1` app, `$2` limit, then the type, the keyset and
-   * `extra` parameters, each numbered after the previous ones; `t` qualifies the columns.
-   */
-  private browseFilter(query: BrowseQuery, t: string, extra: Param[]) {
-    const params: Param[] = [query.appId, query.limit];
-    const next = (value: Param) => {
-      params.push(value);
-      return `$${params.length}`;
-    };
-    let where = `${t}app_id = $1 AND ${t}discoverable = true`;
-    if (query.type !== undefined) where += ` AND ${t}type = ${next(query.type)}`;
-    if (query.after)
-      where += ` AND (${t}created_at, ${t}id) < (${next(query.after.createdAt)}, ${next(query.after.id)})`;
-    const extraRefs = extra.map(next);
-    return { where, params, extraRefs };
-  }
-
-  private browsePage(query: BrowseQuery, pattern: string | undefined): Promise<BrowseRow[]> {
-    const { where, params, extraRefs } = this.browseFilter(query, "", pattern === undefined ? [] : [pattern]);
-    const like = pattern === undefined ? "" : `AND name_fold LIKE ${extraRefs[0]} ESCAPE '\\'`;
-    return this.storage.all(
-      `SELECT id, type, name, member_count AS "memberCount", created_at AS "createdAt" FROM resources
-       WHERE ${where} ${like} ORDER BY created_at DESC, id DESC LIMIT $2`,
-      params,
-    );
-  }
-
-  private browseWindow(query: BrowseQuery, pattern: string): Promise<BrowseRow[]> {
-    const { where, params, extraRefs } = this.browseFilter(query, "", [pattern]);
-    return this.storage.all(
-      `SELECT id, type, name, "memberCount", "createdAt" FROM (
-         SELECT id, type, name, name_fold AS "nameFold", member_count AS "memberCount", created_at AS "createdAt"
-         FROM resources WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${LIKE_WINDOW}
-       ) AS w WHERE "nameFold" LIKE ${extraRefs[0]} ESCAPE '\\' LIMIT $2`,
-      params,
-    );
-  }
-
-  private browseFts(query: BrowseQuery): Promise<BrowseRow[]> {
-    const { where, params, extraRefs } = this.browseFilter(query, "r.", [ftsPhrase(query.query!)]);
-    // CROSS JOIN fixes the loop order: from the FTS matches to their rows, never a walk of the table.
-    return this.storage.all(
-      `SELECT r.id AS id, r.type AS type, r.name AS name, r.member_count AS "memberCount", r.created_at AS "createdAt"
-       FROM (SELECT rowid AS seq FROM resources_fts WHERE resources_fts MATCH ${extraRefs[0]}) AS f
-       CROSS JOIN resources AS r ON r.seq = f.seq
-       WHERE ${where} ORDER BY r.created_at DESC, r.id DESC LIMIT $2`,
-      params,
-    );
+    const usable = this.cacheUsable(undefined);
+    const key = usable ? JSON.stringify(query) : "";
+    const cached = usable ? this.cache.pages.get(key) : undefined;
+    if (cached) return cached;
+    const rows = await browseResources(this.storage, query);
+    if (usable) this.cache.pages.set(key, rows);
+    return rows;
   }
 
   // ---- writes: inside the caller's transaction, not waited for (`tx.write`); caches are evicted once it commits ----
 
   private evictResource(tx: Tx, id: string): void {
-    tx.afterCommit(() => this.resourceCache.delete(id));
+    this.cache.evictResource(tx, id);
   }
 
   private evictMember(tx: Tx, resourceId: string, userId: string): void {
-    tx.afterCommit(() => this.memberCache.delete(`${resourceId}\n${userId}`));
+    this.cache.evictMember(tx, resourceId, userId);
   }
 
   insertResource(tx: Tx, row: Omit<ResourceRow, "seq">): void {
@@ -376,22 +333,12 @@ export class ResourceStore {
   }
 }
 
+function withMembership(resource: ResourceRow, membership: MemberRow | undefined): ResourceWithMembership {
+  return { ...resource, memberRole: membership?.role ?? null, memberState: membership?.state ?? null };
+}
+
 /** A resource row as both engines give it, with `discoverable` a boolean (SQLite stores 0/1). */
 function asResource(row: ResourceRow): ResourceRow {
   row.discoverable = Boolean(row.discoverable);
   return row;
-}
-
-/** Two newest-first lists of rows as one, newest first by (createdAt, id), each id once, at most `limit`. */
-function mergeNewestFirst(a: BrowseRow[], b: BrowseRow[], limit: number): BrowseRow[] {
-  const byId = new Map<string, BrowseRow>();
-  for (const row of [...a, ...b]) if (!byId.has(row.id)) byId.set(row.id, row);
-  return [...byId.values()]
-    .sort((x, y) => y.createdAt - x.createdAt || (x.id < y.id ? 1 : x.id > y.id ? -1 : 0))
-    .slice(0, limit);
-}
-
-/** An FTS5 phrase for the trigram tokenizer: the whole text, quotes doubled, matched as a substring. */
-function ftsPhrase(text: string): string {
-  return `"${text.replaceAll('"', '""')}"`;
 }

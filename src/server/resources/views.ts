@@ -4,7 +4,7 @@
  */
 import { errors } from "../http/errors.ts";
 import type { BrowseItem, RequestedView, ResourceView } from "./model.ts";
-import type { BrowseRow, ResourceRow } from "./store.ts";
+import type { BrowseRow, ResourceRow, RosterRow } from "./store.ts";
 
 export type { ResourceView };
 
@@ -81,4 +81,9 @@ export function parseCursor(raw: string | undefined): { createdAt: number; id: s
   const after = decodeCursor(raw);
   if (!after) throw errors.invalidRequest("cursor", "is not a cursor this API returned");
   return after;
+}
+
+/** The roster as clients see it: who, their role, their state. */
+export function rosterView(rows: RosterRow[]) {
+  return { members: rows.map(({ userId, role, state }) => ({ userId, role, state })) };
 }
