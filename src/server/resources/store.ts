@@ -11,7 +11,7 @@
  * database and a rolled-back write is never cached.
  */
 import type { members, resources } from "../db/schema.ts";
-import type { Param, Sql, Storage, Tx } from "../db/sql.ts";
+import type { Sql, Storage, Tx } from "../db/sql.ts";
 import { browseResources, LIKE_WINDOW } from "./browse-queries.ts";
 import { OfferStore } from "./offer-store.ts";
 import { ReadCache, ROSTER_MAX } from "./read-cache.ts";
