@@ -299,6 +299,136 @@ describe(`the storage contract (${testEngine})`, () => {
     expect(await value(other, "after-loss")).toBe(1);
   }, 30_000);
 
+  /** `n` transactions issued at once; `i` inserts `${prefix}-i`, and the one at `throwAt` throws after its insert. */
+  const concurrentInserts = (
+    prefix: string,
+    n: number,
+    throwAt: number,
+    extra?: (tx: Tx, i: number) => void,
+  ) =>
+    Promise.allSettled(
+      Array.from({ length: n }, (_, i) =>
+        storage.transaction(async (tx) => {
+          await tx.run("INSERT INTO kv (k, v) VALUES ($1, $2)", [`${prefix}-${i}`, i]);
+          extra?.(tx, i);
+          if (i === throwAt) throw new Error(`refused ${i}`);
+          // What this transaction sees of the others: on SQLite, the members before it in its batch.
+          const seen = await tx.get<{ n: number }>("SELECT count(*) AS n FROM kv WHERE k LIKE $1", [
+            `${prefix}-%`,
+          ]);
+          return Number(seen?.n);
+        }),
+      ),
+    );
+  const keysLike = async (s: Storage, prefix: string) =>
+    (await s.all<{ k: string }>("SELECT k FROM kv WHERE k LIKE $1 ORDER BY v", [`${prefix}-%`])).map(
+      (r) => r.k,
+    );
+
+  test("many transactions at once, one throws: only the thrower's writes are undone, and only it fails", async () => {
+    const outcomes = await concurrentInserts("many", 40, 17);
+    expect(outcomes.map((o) => o.status)).toEqual(
+      Array.from({ length: 40 }, (_, i) => (i === 17 ? "rejected" : "fulfilled")),
+    );
+    expect((outcomes[17] as PromiseRejectedResult).reason.message).toBe("refused 17");
+    const expected = Array.from({ length: 40 }, (_, i) => `many-${i}`).filter((k) => k !== "many-17");
+    expect(await keysLike(storage, "many")).toEqual(expected);
+    expect(await keysLike(other, "many")).toEqual(expected);
+    if (testEngine === "sqlite") {
+      // They ran as one batch, in order: each saw the members before it (never the thrower's row).
+      const seen = outcomes.map((o) => (o.status === "fulfilled" ? o.value : undefined));
+      expect(seen).toEqual(Array.from({ length: 40 }, (_, i) => (i === 17 ? undefined : i < 17 ? i + 1 : i)));
+    }
+  });
+
+  test("afterCommit hooks of transactions issued at once run once their commit is visible to other connections", async () => {
+    const visible: Array<Promise<string[]>> = [];
+    const outcomes = await concurrentInserts("hooked", 30, 9, (tx, i) =>
+      tx.afterCommit(() => {
+        // Issued in the hook (SQLite reads at once): what a reader outside the transaction sees now.
+        visible[i] = keysLike(other, "hooked");
+      }),
+    );
+    expect(outcomes.filter((o) => o.status === "rejected")).toHaveLength(1);
+    expect(visible[9]).toBeUndefined(); // the refused one's hook never runs
+    for (let i = 0; i < 30; i++) {
+      if (i === 9) continue;
+      const keys = await visible[i]!;
+      expect([i, keys.includes(`hooked-${i}`)]).toEqual([i, true]);
+      // SQLite: the whole batch committed together before any of its hooks ran.
+      if (testEngine === "sqlite") expect(keys).toHaveLength(29);
+    }
+  });
+
+  test.if(testEngine === "sqlite")(
+    "a batch whose COMMIT fails fails every member with that error, and nothing of it remains (SQLite)",
+    async () => {
+      await storage.run(
+        "CREATE TABLE kv_child (k text PRIMARY KEY, parent text REFERENCES kv (k) DEFERRABLE INITIALLY DEFERRED)",
+      );
+      // The member at 4 leaves a dangling deferred reference: SQLite checks it at COMMIT, which fails.
+      const outcomes = await concurrentInserts("doomed", 10, -1, (tx, i) => {
+        if (i === 4) tx.write("INSERT INTO kv_child (k, parent) VALUES ($1, $2)", ["orphan", "nobody"]);
+      });
+      expect(outcomes.map((o) => o.status)).toEqual(Array(10).fill("rejected"));
+      for (const o of outcomes) expect((o as PromiseRejectedResult).reason.code).toMatch(/SQLITE_CONSTRAINT/);
+      expect(await keysLike(storage, "doomed")).toEqual([]);
+      expect(await keysLike(other, "doomed")).toEqual([]);
+      expect(await storage.get("SELECT k FROM kv_child")).toBeUndefined();
+      // The writer goes on.
+      expect(await concurrentInserts("after-doomed", 3, -1)).toHaveLength(3);
+      expect(await keysLike(other, "after-doomed")).toHaveLength(3);
+    },
+  );
+
+  test.if(testEngine === "sqlite")(
+    "while another process holds the write lock past waitMs, BEGIN fails: every transaction fails busy, none applied (SQLite)",
+    async () => {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let held!: () => void;
+      const holding = new Promise<void>((resolve) => {
+        held = resolve;
+      });
+      const holder = other.transaction(async () => {
+        held();
+        await gate;
+      });
+      await holding;
+      const attempts = Array.from({ length: 6 }, (_, i) =>
+        storage.transaction((tx) => tx.run("INSERT INTO kv (k, v) VALUES ($1, $2)", [`blocked-${i}`, i]), {
+          waitMs: 30,
+        }),
+      );
+      await Bun.sleep(0);
+      expect(storage.waitingWrites).toBe(6); // queued, and the first waiting for the lock
+      const outcomes = await Promise.allSettled(attempts);
+      release();
+      await holder;
+      for (const o of outcomes) expect((o as PromiseRejectedResult).reason?.code).toMatch(/^SQLITE_BUSY/);
+      expect(storage.waitingWrites).toBe(0);
+      expect(await keysLike(storage, "blocked")).toEqual([]);
+      await storage.run("INSERT INTO kv (k, v) VALUES ($1, $2)", ["unblocked", 1]);
+      expect(await value(other, "unblocked")).toBe(1);
+    },
+    30_000,
+  );
+
+  test.if(testEngine === "sqlite")(
+    "an erase transaction runs alone, never in a batch with others (SQLite)",
+    async () => {
+      const secureDelete = (options?: { erase: true }) =>
+        storage.transaction(
+          async (tx) => Number(Object.values((await tx.get("PRAGMA secure_delete")) ?? {})[0]),
+          options,
+        );
+      const seen = await Promise.all([secureDelete(), secureDelete({ erase: true }), secureDelete()]);
+      expect(seen).toEqual([0, 1, 0]);
+    },
+  );
+
   test("a transaction waits while another process holds the write lock or its key, then goes on", async () => {
     expect(storage.waitingWrites).toBe(0);
     let release!: () => void;
