@@ -8,8 +8,7 @@ import type { AppsFile } from "./apps/model.ts";
 import { AppRegistry, DEFAULT_APPS, loadAppsFile } from "./apps/registry.ts";
 import type { Config } from "./config.ts";
 import { type ConsentHooks, createGateway, type Gateway } from "./gateway.ts";
-import { observeRequests } from "./http/access-log.ts";
-import { rememberAddress } from "./http/client-address.ts";
+import { observeRequests, type ServerFetch } from "./http/access-log.ts";
 import { withFastPath } from "./http/fast-path.ts";
 import { MAX_BODY_BYTES } from "./http/plumbing.ts";
 import { checkProvider } from "./idp/startup-check.ts";
@@ -81,9 +80,7 @@ export async function startGateway({
       port: config.port,
       reusePort: config.reusePort,
       hostname: config.host,
-      fetch: withAddress(
-        tracked.wrap(observe(withFastPath(gateway, buildPublicApp(gateway, { demoUrl }).fetch))),
-      ),
+      fetch: tracked.wrap(observe(withFastPath(gateway, buildPublicApp(gateway, { demoUrl }).fetch))),
     }),
   );
   // The event stream stays open: a heartbeat every 15 s, so an idle timeout of 60 s never cuts it.
@@ -98,7 +95,7 @@ export async function startGateway({
         port: config.adminPort,
         reusePort: config.reusePort,
         hostname: config.adminHost,
-        fetch: withAddress(tracked.wrap(observe(buildAdminApp(gateway).fetch))),
+        fetch: tracked.wrap(observe(buildAdminApp(gateway).fetch)),
       }),
   ).catch((error) => {
     publicServer.stop(true);
@@ -129,15 +126,15 @@ export async function startGateway({
 function tracker() {
   const state = {
     count: 0,
-    wrap(fetch: (request: Request) => Response | Promise<Response>) {
+    wrap(fetch: ServerFetch) {
       const done = () => {
         state.count--;
       };
-      return (request: Request): Response | Promise<Response> => {
+      return (request: Request, server: Bun.Server<undefined>): Response | Promise<Response> => {
         state.count++;
         let result: Response | Promise<Response>;
         try {
-          result = fetch(request);
+          result = fetch(request, server);
         } catch (error) {
           done();
           throw error;
@@ -149,12 +146,4 @@ function tracker() {
     },
   };
   return state;
-}
-
-/** Records the socket's address for the request (client-address.ts), then handles it. */
-function withAddress(handle: (request: Request) => Response | Promise<Response>) {
-  return (request: Request, server: Bun.Server<undefined>) => {
-    rememberAddress(request, server.requestIP(request)?.address);
-    return handle(request);
-  };
 }

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { buildPublicApp } from "../../src/server/app.ts";
 import type { Gateway } from "../../src/server/gateway.ts";
 import { fastPath } from "../../src/server/http/fast-path.ts";
+import { requestId } from "../../src/server/http/request-context.ts";
 import { APP_ORIGIN, CSRF, OTHER_ORIGIN, type Stack, signIn, startStack } from "../helpers/stack.ts";
 
 let stack: Stack;
@@ -66,7 +67,9 @@ afterAll(async () => {
 }, 30_000);
 
 const comparable = (response: Response) =>
-  [...response.headers].filter(([name]) => name !== "date" && name !== "content-length").sort();
+  [...response.headers]
+    .filter(([name]) => name !== "date" && name !== "content-length" && name !== "x-request-id")
+    .sort();
 
 describe("where the fast path answers, its answer is the framework's", () => {
   const cases = () => [
@@ -81,8 +84,10 @@ describe("where the fast path answers, its answer is the framework's", () => {
 
   test("status, body and headers", async () => {
     for (const [path, headers] of cases() as Array<[string, Record<string, string>]>) {
-      const quick = fast(local(path, headers));
+      const request = local(path, headers);
+      const quick = fast(request);
       expect(quick, `${path} ${Object.keys(headers)}`).toBeDefined();
+      expect(quick!.headers.get("x-request-id")).toBe(requestId(request));
       const slow = await framework.handle(local(path, headers));
       expect(quick!.status).toBe(200);
       expect(slow.status).toBe(200);

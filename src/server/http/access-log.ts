@@ -7,9 +7,11 @@
 import type { Logger } from "../lib/log.ts";
 import type { Metrics } from "./metrics.ts";
 import { routeLabel } from "./metrics.ts";
-import { startRequest } from "./request-context.ts";
+import { type RequestServer, startRequest } from "./request-context.ts";
 
 type Fetch = (request: Request) => Response | Promise<Response>;
+/** A listener's fetch handler: the request and the listener that received it. */
+export type ServerFetch = (request: Request, server?: RequestServer) => Response | Promise<Response>;
 
 export interface ObserveOptions {
   metrics: Metrics;
@@ -17,10 +19,10 @@ export interface ObserveOptions {
   accessLog?: Logger;
 }
 
-export function observeRequests(fetch: Fetch, { metrics, accessLog }: ObserveOptions): Fetch {
-  return (request) => {
+export function observeRequests(fetch: Fetch, { metrics, accessLog }: ObserveOptions): ServerFetch {
+  return (request, server) => {
     const started = performance.now();
-    const facts = startRequest(request);
+    const facts = startRequest(request, server);
     const done = (response: Response): Response => {
       const seconds = (performance.now() - started) / 1000;
       const url = request.url;
@@ -37,7 +39,7 @@ export function observeRequests(fetch: Fetch, { metrics, accessLog }: ObserveOpt
         credential: facts.credential ?? null,
         clientId: facts.clientId ?? null,
       });
-      return withRequestId(response, facts.id);
+      return facts.idOnAnswer ? response : withRequestId(response, facts.id);
     };
     const result = fetch(request);
     return result instanceof Promise ? result.then(done) : done(result);

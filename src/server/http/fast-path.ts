@@ -20,7 +20,7 @@ import { resourceView, rosterView } from "../resources/views.ts";
 import { checkOrigin } from "./origin.ts";
 import { corsHeaders, headerBytes, MAX_HEADER_BYTES } from "./plumbing.ts";
 import { cachedPrincipal } from "./principal.ts";
-import { noteCredential } from "./request-context.ts";
+import { noteCredential, requestFacts } from "./request-context.ts";
 
 type Answer = Response | undefined;
 
@@ -32,10 +32,13 @@ export function fastPath(gateway: Gateway): (request: Request) => Answer {
   const resources = gateway.membership.store;
 
   const json = (request: Request, body: unknown): Response => {
+    const facts = requestFacts(request);
+    facts.idOnAnswer = true;
     const headers: Record<string, string> = {
       "cache-control": "no-store",
       "x-content-type-options": "nosniff",
       "content-type": "application/json;charset=utf-8",
+      "x-request-id": facts.id,
     };
     const origin = request.headers.get("origin");
     if (origin !== null) Object.assign(headers, corsHeaders(apps, origin));

@@ -5,10 +5,19 @@
  */
 export type CredentialKind = "cookie" | "bearer" | "admin";
 
+/** What a listener tells of a request's socket. */
+export interface RequestServer {
+  requestIP(request: Request): { address: string } | null;
+}
+
 export interface RequestFacts {
   id: string;
   credential?: CredentialKind;
   clientId?: string;
+  /** The listener that received it (none in process): asked for the client address when needed. */
+  server?: RequestServer;
+  /** The answer was built with its X-Request-Id already (the fast path). */
+  idOnAnswer?: boolean;
 }
 
 const facts = new WeakMap<Request, RequestFacts>();
@@ -16,18 +25,28 @@ const facts = new WeakMap<Request, RequestFacts>();
 /** An incoming X-Request-Id is kept when it is 1-128 characters of this set; otherwise a new one is made. */
 const REQUEST_ID = /^[A-Za-z0-9._:;=+/@-]{1,128}$/;
 
-export function startRequest(request: Request): RequestFacts {
+export function startRequest(request: Request, server?: RequestServer): RequestFacts {
   const incoming = request.headers.get("x-request-id");
   const entry: RequestFacts = {
     id: incoming !== null && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID(),
+    server,
   };
   facts.set(request, entry);
   return entry;
 }
 
+/** The request's facts; a request handled in process (no listener) gets them on first use. */
+export function requestFacts(request: Request): RequestFacts {
+  return facts.get(request) ?? startRequest(request);
+}
+
 /** The request's id; a request handled in process (no listener) gets one on first use. */
 export function requestId(request: Request): string {
   return (facts.get(request) ?? startRequest(request)).id;
+}
+
+export function requestServer(request: Request): RequestServer | undefined {
+  return facts.get(request)?.server;
 }
 
 export function noteCredential(request: Request, credential: CredentialKind, clientId?: string): void {

@@ -9,8 +9,20 @@ export type Logger = (
 ) => void;
 
 export function createLogger(write: (line: string) => void = stdoutLines()): Logger {
-  return (level, message, fields) =>
-    write(JSON.stringify({ at: new Date().toISOString(), level, message, ...fields }));
+  // The line is built from pieces (the fields serialized once, no merged object) and the timestamp is
+  // formatted once per millisecond: the access log writes a line for every request.
+  let lastMs = -1;
+  let lastAt = "";
+  return (level, message, fields) => {
+    const ms = Date.now();
+    if (ms !== lastMs) {
+      lastMs = ms;
+      lastAt = new Date(ms).toISOString();
+    }
+    const head = `{"at":"${lastAt}","level":"${level}","message":${JSON.stringify(message)}`;
+    const rest = fields === undefined ? "}" : JSON.stringify(fields);
+    write(rest.length > 2 ? `${head},${rest.slice(1)}` : `${head}}`);
+  };
 }
 
 let stdoutWriter: ((line: string) => void) | undefined;
