@@ -69,3 +69,34 @@ test("an in-memory database has no shared memory: data_version answers", () => {
   expect(typeof signal.version()).toBe("number");
   signal.close();
 });
+
+test("another process opening, writing and closing the file, and a second storage of this process closing, leave the signal working", async () => {
+  const { openSqlite } = await import("../../src/server/db/sqlite.ts");
+  const path = join(tempDir("sg-changes-"), "gateway.db");
+  const first = openSqlite(path);
+  await first.run("CREATE TABLE kv (k text PRIMARY KEY, v integer NOT NULL)");
+  const second = openSqlite(path);
+  const start = first.externalVersion();
+  const child = Bun.spawn(
+    [
+      process.execPath,
+      "-e",
+      `const { openSqlite } = await import(${JSON.stringify(`${import.meta.dir}/../../src/server/db/sqlite.ts`)});
+       const s = openSqlite(${JSON.stringify(path)});
+       await s.transaction(async (tx) => { await tx.run("INSERT INTO kv (k, v) VALUES ('child', 1)"); });
+       await s.close();`,
+    ],
+    { stderr: "pipe" },
+  );
+  expect(await child.exited).toBe(0);
+  const moved = first.externalVersion();
+  expect(moved).not.toBe(start);
+  await second.close(); // shares the -shm descriptor: the first storage keeps it
+  await first.transaction(async (tx) => {
+    await tx.run("INSERT INTO kv (k, v) VALUES ('here', 1)");
+  });
+  expect(first.externalVersion()).toBe(moved);
+  expect(await first.get("SELECT count(*) AS n FROM kv WHERE k IN ('child', 'here')")).toEqual({ n: 2 });
+  await first.close();
+  expect(first.externalVersion()).toBeDefined(); // after close: no crash, nothing read
+}, 20_000);

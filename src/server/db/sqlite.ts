@@ -161,9 +161,9 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqliteSto
     async close() {
       await writes.idle();
       clearInterval(poller);
-      changes.close();
       if (reader !== writer) reader.close();
       writer.close();
+      changes.close();
     },
   };
 }
