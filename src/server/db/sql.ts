@@ -79,7 +79,7 @@ export interface Storage extends Sql {
   transaction<T>(fn: (tx: Tx) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /**
    * For in-memory caches: a number that changes whenever another process has committed since, read
-   * synchronously and cheaply (SQLite's `PRAGMA data_version`). Undefined when the engine has no such
+   * synchronously and cheaply (SQLite's change counter, sqlite-changes.ts). Undefined when the engine has no such
    * signal: then nothing may be cached, and every read goes to the database.
    */
   externalVersion(): number | undefined;
