@@ -11,7 +11,8 @@
  *   or membership empties them all (a page is cheap to read again; a burst of reads between writes is
  *   what this serves).
  *
- * Every map is capped (the Lru), so memory stays bounded whatever the traffic.
+ * Every map is capped (the Lru), so memory stays bounded whatever the traffic. A read that was in
+ * flight when anything was evicted is not cached (`generation`): it may predate the change.
  */
 import type { Storage, Tx } from "../db/sql.ts";
 import { Lru } from "../lib/lru.ts";
@@ -27,6 +28,8 @@ export class ReadCache {
   readonly pages = new Lru<string, BrowseRow[]>(1_000);
   /** The externalVersion the maps were filled at. */
   private filledAt: number | undefined = -1;
+  /** Moves with every eviction: a read begun before it must not be cached. */
+  generation = 0;
 
   constructor(private readonly storage: Storage) {}
 
@@ -40,6 +43,7 @@ export class ReadCache {
     if (version === undefined) return false;
     if (version !== this.filledAt) {
       this.filledAt = version;
+      this.generation++;
       for (const map of [this.resources, this.members, this.rosters, this.pages]) map.clear();
     }
     return true;
@@ -52,6 +56,7 @@ export class ReadCache {
   /** Once `tx` commits: the resource changed (its row, its count, or it is gone). */
   evictResource(tx: Tx, id: string): void {
     tx.afterCommit(() => {
+      this.generation++;
       this.resources.delete(id);
       this.rosters.delete(id);
       this.pages.clear();
@@ -61,6 +66,7 @@ export class ReadCache {
   /** Once `tx` commits: one membership changed. */
   evictMember(tx: Tx, resourceId: string, userId: string): void {
     tx.afterCommit(() => {
+      this.generation++;
       this.members.delete(ReadCache.memberKey(resourceId, userId));
       this.rosters.delete(resourceId);
       this.pages.clear();

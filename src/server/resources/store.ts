@@ -137,13 +137,14 @@ export class ResourceStore {
   ): Promise<ResourceRow | undefined> {
     const cached = usable ? this.cache.resources.get(id) : undefined;
     if (cached) return cached;
+    const generation = this.cache.generation;
     const row = await this.sql(tx).get<ResourceRow>(
       `SELECT ${RESOURCE_COLUMNS} FROM resources WHERE id = $1`,
       [id],
     );
     if (!row) return undefined;
     const resource = asResource(row);
-    if (usable) this.cache.resources.set(id, resource);
+    if (usable && generation === this.cache.generation) this.cache.resources.set(id, resource);
     return resource;
   }
 
@@ -156,11 +157,12 @@ export class ResourceStore {
     const key = ReadCache.memberKey(resourceId, userId);
     const cached = usable ? this.cache.members.get(key) : undefined;
     if (cached !== undefined) return cached ?? undefined;
+    const generation = this.cache.generation;
     const row = await this.sql(tx).get<MemberRow>(
       `SELECT ${MEMBER_COLUMNS} FROM members WHERE resource_id = $1 AND user_id = $2`,
       [resourceId, userId],
     );
-    if (usable) this.cache.members.set(key, row ?? null);
+    if (usable && generation === this.cache.generation) this.cache.members.set(key, row ?? null);
     return row;
   }
 
@@ -169,12 +171,14 @@ export class ResourceStore {
     const usable = this.cacheUsable(undefined);
     const cached = usable ? this.cache.rosters.get(resourceId) : undefined;
     if (cached) return cached;
+    const generation = this.cache.generation;
     const rows = await this.storage.all<RosterRow>(
       `SELECT user_id AS "userId", role, state, updated_at AS since FROM members WHERE resource_id = $1
        ORDER BY created_at, user_id`,
       [resourceId],
     );
-    if (usable && rows.length <= ROSTER_MAX) this.cache.rosters.set(resourceId, rows);
+    if (usable && rows.length <= ROSTER_MAX && generation === this.cache.generation)
+      this.cache.rosters.set(resourceId, rows);
     return rows;
   }
 
@@ -227,8 +231,9 @@ export class ResourceStore {
     const key = usable ? JSON.stringify(query) : "";
     const cached = usable ? this.cache.pages.get(key) : undefined;
     if (cached) return cached;
+    const generation = this.cache.generation;
     const rows = await browseResources(this.storage, query);
-    if (usable) this.cache.pages.set(key, rows);
+    if (usable && generation === this.cache.generation) this.cache.pages.set(key, rows);
     return rows;
   }
 
