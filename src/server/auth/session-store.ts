@@ -59,6 +59,7 @@ export class SessionStore {
     if (version !== this.cachedAt) {
       // Another process committed (it may have ended or rotated a session): start over.
       this.cachedAt = version;
+      this.changes++;
       this.cache.clear();
     }
     return this.cache.get(id);
@@ -70,12 +71,18 @@ export class SessionStore {
 
   /** The row as the database has it now (another process may have changed it); refreshes the cache. */
   async fresh(id: string): Promise<SessionRow | undefined> {
+    const changes = this.changes;
     const row = await this.storage.get<SessionRow>(BY_ID, [id]);
-    this.remember(id, row);
+    // A commit of this process changed the cache meanwhile: the row read may predate it.
+    if (changes === this.changes) this.remember(id, row);
     return row;
   }
 
+  /** Counts this process's changes to the cache (see `fresh`). */
+  private changes = 0;
+
   private remember(id: string, row: SessionRow | undefined): void {
+    this.changes++;
     if (row && this.storage.externalVersion() !== undefined) this.cache.set(id, row);
     else this.cache.delete(id);
   }
@@ -247,6 +254,7 @@ export class SessionStore {
         return current;
       });
     } finally {
+      this.changes++;
       this.cache.delete(id);
     }
   }
@@ -268,6 +276,7 @@ export class SessionStore {
       reason,
     ]);
     tx.afterCommit(() => {
+      this.changes++;
       for (const row of live) this.cache.delete(row.id);
     });
     return live;
@@ -358,6 +367,7 @@ export class SessionStore {
           refreshSealed,
         ]);
     });
+    this.changes++;
     for (const { id } of updates) this.cache.delete(id);
   }
 
