@@ -42,7 +42,7 @@ export function requestFacts(request: Request): RequestFacts {
 
 /** The request's id; a request handled in process (no listener) gets one on first use. */
 export function requestId(request: Request): string {
-  return (facts.get(request) ?? startRequest(request)).id;
+  return requestFacts(request).id;
 }
 
 export function requestServer(request: Request): RequestServer | undefined {
