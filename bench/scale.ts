@@ -15,12 +15,11 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startDevIdp } from "../src/devidp/index.ts";
-import { keyringFrom } from "../src/server/auth/keyring.ts";
-import { CookieSealer } from "../src/server/auth/seal.ts";
 import { startHaproxy } from "../tests/helpers/haproxy.ts";
 import { startPostgres } from "../tests/helpers/postgres.ts";
 import { waitReady } from "../tests/helpers/ready.ts";
-import { freePort, signIn, tempDir } from "../tests/helpers/stack.ts";
+import { freePort, tempDir } from "../tests/helpers/stack.ts";
+import { type Credentials, pinned, printTable, signInMany } from "./kit.ts";
 import { ensureWrk, runWrk } from "./wrk.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -55,9 +54,6 @@ writeFileSync(
   }),
 );
 const pg = await startPostgres();
-
-const pinned = (command: string[], cpu: string) =>
-  Bun.which("taskset") ? ["taskset", "-c", cpu, ...command] : command;
 
 /** Processes whose CPU time counts: the spawned one and, for --workers, its children. */
 function serverPids(pid: number): number[] {
@@ -177,17 +173,10 @@ async function bareSetup(name: string, processes: number, behindHaproxy: boolean
 
 /** A cookie and a bearer token of a signed-in user, and `TARGETS` discoverable resources to join. */
 async function prepare(url: string) {
-  const stackLike = { url, idp, redirectUri: REDIRECT } as unknown as Parameters<typeof signIn>[0];
-  const credentials = async (user: string) => {
-    const { browser } = await signIn(stackLike, user, undefined, "bench-web");
-    const cookie = browser.cookieHeader(url);
-    const opened = await new CookieSealer(await keyringFrom([SECRET], "bench")).unseal(
-      cookie.slice(cookie.indexOf("=") + 1),
-    );
-    return { cookie, bearer: `Bearer ${opened!.at}` };
-  };
-  const user = await credentials("bench-user");
-  const owner = await credentials("bench-owner");
+  const [user, owner] = (await signInMany({ url, idp, redirectUri: REDIRECT }, "bench-web", SECRET, [
+    "bench-user",
+    "bench-owner",
+  ])) as [Credentials, Credentials];
   const ids: string[] = [];
   for (let i = 0; i < TARGETS; i += 50) {
     const batch = await Promise.all(
@@ -305,13 +294,8 @@ const cells = rows.map((r) => [
   Number.isFinite(r.cpuUs) ? r.cpuUs.toFixed(0) : "-",
   String(r.non2xx),
 ]);
-const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-const line = (c: string[]) =>
-  `| ${c.map((x, i) => (i < 2 ? x.padEnd(widths[i]!) : x.padStart(widths[i]!))).join(" | ")} |`;
 console.log(
   `\nwrk -t1 -c${CONNECTIONS} -d${SECONDS}s; servers on core 1, wrk and HAProxy on core 0; CPU = the gateway (or bare) processes only\n`,
 );
-console.log(line(header));
-console.log(`|${widths.map((w, i) => (i < 2 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`);
-for (const c of cells) console.log(line(c));
+printTable(header, cells, 2);
 process.exit(0);

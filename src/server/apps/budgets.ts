@@ -75,9 +75,8 @@ export class Budgets {
   /** Counts one call of `userId` for the app; throws 429 when the app's budget or the user's share is spent. */
   async take(appId: string, clientId: string | undefined, userId: string, now = Date.now()): Promise<void> {
     if (this.takeNow(appId, clientId, userId, now)) return;
-    if (clientId === undefined) return;
-    const budget = this.apps.app(appId)?.budget;
-    if (budget === undefined) return;
+    // takeNow answered true when there is no client or no budget.
+    const budget = this.apps.app(appId)!.budget!;
     const limit = budget.requestsPerMinute;
     const start = now - (now % 60_000);
     let window = this.windows.get(appId);

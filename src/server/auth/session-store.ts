@@ -45,6 +45,8 @@ export class SessionStore {
   private touchTimer: ReturnType<typeof setTimeout> | undefined;
   private flushing: Promise<void> | undefined;
   private cachedAt: number | undefined = -1;
+  /** Counts this process's changes to the cache (see `fresh`). */
+  private changes = 0;
 
   constructor(private readonly storage: Storage) {}
 
@@ -77,9 +79,6 @@ export class SessionStore {
     if (changes === this.changes) this.remember(id, row);
     return row;
   }
-
-  /** Counts this process's changes to the cache (see `fresh`). */
-  private changes = 0;
 
   private remember(id: string, row: SessionRow | undefined): void {
     this.changes++;

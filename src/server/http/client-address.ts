@@ -7,5 +7,5 @@
 import { requestServer } from "./request-context.ts";
 
 export function clientAddress(request: Request): string | undefined {
-  return requestServer(request)?.requestIP(request)?.address ?? undefined;
+  return requestServer(request)?.requestIP(request)?.address;
 }

@@ -75,17 +75,13 @@ export class ResourceStore {
     this.lockingRead = `SELECT ${RESOURCE_COLUMNS} FROM resources WHERE id = $1${storage.dialect === "postgres" ? " FOR UPDATE" : ""}`;
   }
 
-  private cacheUsable(tx: Tx | undefined): boolean {
-    return this.cache.usable(tx);
-  }
-
   /** Reads through the transaction when there is one, else outside any. */
   private sql(tx: Tx | undefined): Sql {
     return tx ?? this.storage;
   }
 
   getResource(id: string, tx?: Tx): Promise<ResourceRow | undefined> {
-    return this.readResource(id, tx, this.cacheUsable(tx));
+    return this.readResource(id, tx, this.cache.usable(tx));
   }
 
   /**
@@ -100,7 +96,7 @@ export class ResourceStore {
 
   /** The hot read: a resource and the caller's membership (both usually from memory, one version check). */
   async getResourceFor(id: string, userId: string): Promise<ResourceWithMembership | undefined> {
-    const usable = this.cacheUsable(undefined);
+    const usable = this.cache.usable(undefined);
     // Both asked at once: one round trip when nothing is cached (PostgreSQL).
     const [resource, membership] = await Promise.all([
       this.readResource(id, undefined, usable),
@@ -111,7 +107,7 @@ export class ResourceStore {
 
   /** `getResourceFor` from memory alone: undefined when the cache cannot answer (then ask getResourceFor). */
   peekResourceFor(id: string, userId: string): ResourceWithMembership | undefined {
-    if (!this.cacheUsable(undefined)) return undefined;
+    if (!this.cache.usable(undefined)) return undefined;
     const resource = this.cache.resources.get(id);
     if (resource === undefined) return undefined;
     const membership = this.cache.members.get(ReadCache.memberKey(id, userId));
@@ -127,7 +123,7 @@ export class ResourceStore {
   }
 
   getMembership(resourceId: string, userId: string, tx?: Tx): Promise<MemberRow | undefined> {
-    return this.readMembership(resourceId, userId, tx, this.cacheUsable(tx));
+    return this.readMembership(resourceId, userId, tx, this.cache.usable(tx));
   }
 
   private async readResource(
@@ -168,7 +164,7 @@ export class ResourceStore {
 
   /** The roster, oldest membership first (from memory while nothing changed it). */
   async listMembers(resourceId: string): Promise<RosterRow[]> {
-    const usable = this.cacheUsable(undefined);
+    const usable = this.cache.usable(undefined);
     const cached = usable ? this.cache.rosters.get(resourceId) : undefined;
     if (cached) return cached;
     const generation = this.cache.generation;
@@ -184,7 +180,7 @@ export class ResourceStore {
 
   /** `listMembers` from memory alone, or undefined. */
   peekMembers(resourceId: string): RosterRow[] | undefined {
-    return this.cacheUsable(undefined) ? this.cache.rosters.get(resourceId) : undefined;
+    return this.cache.usable(undefined) ? this.cache.rosters.get(resourceId) : undefined;
   }
 
   /** Resources of an app where the user's membership is in `state`, newest first. */
@@ -227,7 +223,7 @@ export class ResourceStore {
    * duplicates, cut to the limit.
    */
   async browse(query: BrowseQuery): Promise<BrowseRow[]> {
-    const usable = this.cacheUsable(undefined);
+    const usable = this.cache.usable(undefined);
     const key = usable ? JSON.stringify(query) : "";
     const cached = usable ? this.cache.pages.get(key) : undefined;
     if (cached) return cached;
