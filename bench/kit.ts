@@ -18,6 +18,18 @@ export function rssMiB(pid: number): number {
   }
 }
 
+/** CPU time a process has used so far (user + system), in ms (Linux /proc, 10 ms ticks); NaN once gone. */
+export function cpuMs(pid: number): number {
+  try {
+    // The fields after the command name (which is in parentheses): utime and stime are the 12th and 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startDevIdp } from "../src/devidp/index.ts";
 import { encodeCursor } from "../src/server/resources/views.ts";
-import { median, pinned, printTable, rssMiB, signInMany } from "./kit.ts";
+import { cpuMs, median, pinned, printTable, rssMiB, signInMany } from "./kit.ts";
 import { seedResources } from "./seed-resources.ts";
 import { ensureWrk, runWrk, type WrkResult } from "./wrk.ts";
 
@@ -264,6 +264,8 @@ for (const scenario of scenarios) {
 
 const results = new Map<string, WrkResult[]>();
 const rss = new Map<string, number>();
+/** The server's CPU time per request in µs, each round (steal and the load generator do not count). */
+const cpu = new Map<string, number[]>();
 for (let round = 1; round <= ROUNDS; round++) {
   for (const scenario of scenarios) {
     const options = {
@@ -276,11 +278,13 @@ for (let round = 1; round <= ROUNDS; round++) {
     };
     // A warm-up in the first round only: the JIT and the caches stay warm across rounds.
     if (round === 1) await runWrk({ ...options, seconds: 1 });
+    const pid = scenario === scenarios[0] ? bare.pid : gateway.pid;
+    const cpuBefore = cpuMs(pid);
     const result = await runWrk({ ...options, seconds: SECONDS });
+    cpu.set(scenario.name, [...(cpu.get(scenario.name) ?? []), ((cpuMs(pid) - cpuBefore) * 1000) / result.requests]);
     if (result.non2xx > 0 || result.errors)
       console.warn(`  ${scenario.name}: ${result.non2xx} non-2xx ${result.errors}`);
     results.set(scenario.name, [...(results.get(scenario.name) ?? []), result]);
-    const pid = scenario === scenarios[0] ? bare.pid : gateway.pid;
     rss.set(scenario.name, Math.max(rss.get(scenario.name) ?? 0, rssMiB(pid)));
     console.log(`  round ${round}/${ROUNDS} ${scenario.name}: ${Math.round(result.rps)} req/s`);
   }
@@ -310,6 +314,7 @@ const rows = scenarios.map((scenario) => {
     median(runs.map((r) => r.p50)).toFixed(2),
     median(runs.map((r) => r.p99)).toFixed(2),
     (rps / baseline).toFixed(2),
+    median(cpu.get(scenario.name)!).toFixed(1),
     String(runs.reduce((n, r) => n + r.non2xx, 0)),
     rss.get(scenario.name)!.toFixed(0),
   ];
@@ -317,7 +322,10 @@ const rows = scenarios.map((scenario) => {
 console.log(
   `\nwrk -t1 -c${CONNECTIONS} (unless named) -d${SECONDS}s, median of ${ROUNDS} interleaved rounds, servers on core ${SERVER_CPU}, wrk on core ${LOAD_CPU}; RSS = the server's, most after a run\n`,
 );
-printTable(["scenario", "req/s", "p50 ms", "p99 ms", "ratio to bare", "non-2xx", "RSS MiB"], rows);
+printTable(
+  ["scenario", "req/s", "p50 ms", "p99 ms", "ratio to bare", "CPU µs/req", "non-2xx", "RSS MiB"],
+  rows,
+);
 console.log(
   `\njoin/leave resource: member_count ${counted.stored}, active members ${counted.active} (${counted.stored === counted.active ? "exact" : "WRONG"})`,
 );

@@ -1,6 +1,8 @@
 /** Runs wrk (pinned to one core) and parses requests/s and latency percentiles from its --latency output. */
 export interface WrkResult {
   rps: number;
+  /** Requests completed. */
+  requests: number;
   p50: number;
   p99: number;
   non2xx: number;
@@ -44,10 +46,11 @@ export async function runWrk(options: WrkOptions): Promise<WrkResult> {
   const out = await new Response(proc.stdout).text();
   await proc.exited;
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
   const p50 = ms(/^\s+50%\s+(\S+)/m.exec(out)?.[1]);
   const p99 = ms(/^\s+99%\s+(\S+)/m.exec(out)?.[1]);
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
   const statuses = [...out.matchAll(/^status (\d+): (\d+)$/gm)].map((m) => `${m[1]}×${m[2]}`).join(" ");
   const errors = [/Socket errors:.*$/m.exec(out)?.[0] ?? "", statuses].filter(Boolean).join(" ");
-  return { rps, p50, p99, non2xx, errors };
+  return { rps, requests, p50, p99, non2xx, errors };
 }

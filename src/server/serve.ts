@@ -58,7 +58,7 @@ export async function startGateway({
   // error is enforced by the plumbing, so Bun's is set well above it.
   const serveOptions = { maxRequestBodySize: 16 * MAX_BODY_BYTES };
   const tracked = tracker();
-  const observe = (fetch: (request: Request) => Response | Promise<Response>) =>
+  const observe = (fetch: Parameters<typeof observeRequests>[0]) =>
     observeRequests(fetch, {
       metrics: gateway.metrics,
       accessLog: config.accessLog ? gateway.log : undefined,

@@ -1,6 +1,6 @@
 /**
  * The SQLite change signal the caches ask on every read: read from SQLite's shared memory (not a
- * statement) for a file database; it moves when another connection commits, not for this process's
+ * statement) for a file database, mapped or with pread; it moves when another connection commits, not for this process's
  * own commits, whether they commit or roll back; an in-memory database falls back to data_version.
  */
 import { Database } from "bun:sqlite";
@@ -21,45 +21,51 @@ function wal(path: string): Database {
   return db;
 }
 
-test("another connection's commit moves it; this process's own commits and rollbacks do not", () => {
-  const path = join(tempDir("sg-changes-"), "db.sqlite");
-  const writer = wal(path);
-  writer.exec("CREATE TABLE t (x)");
-  const other = wal(path);
-  const signal = changeSignal(path, writer);
-  expect(signal.source).toBe("shared-memory");
+test.each([
+  ["mapped", true, "shared-memory-map"],
+  ["read", false, "shared-memory"],
+] as const)(
+  "%s: another connection's commit moves it; this process's own commits and rollbacks do not",
+  (_, map, source) => {
+    const path = join(tempDir("sg-changes-"), "db.sqlite");
+    const writer = wal(path);
+    writer.exec("CREATE TABLE t (x)");
+    const other = wal(path);
+    const signal = changeSignal(path, writer, { map });
+    expect(signal.source).toBe(source);
 
-  const start = signal.version();
-  expect(signal.version()).toBe(start);
-  other.exec("INSERT INTO t VALUES (1)");
-  const moved = signal.version();
-  expect(moved).not.toBe(start);
-  expect(signal.version()).toBe(moved);
+    const start = signal.version();
+    expect(signal.version()).toBe(start);
+    other.exec("INSERT INTO t VALUES (1)");
+    const moved = signal.version();
+    expect(moved).not.toBe(start);
+    expect(signal.version()).toBe(moved);
 
-  writer.exec("BEGIN IMMEDIATE");
-  signal.beginOwn();
-  writer.exec("INSERT INTO t VALUES (2)");
-  writer.exec("COMMIT");
-  signal.endOwn();
-  expect(signal.version()).toBe(moved);
+    writer.exec("BEGIN IMMEDIATE");
+    signal.beginOwn();
+    writer.exec("INSERT INTO t VALUES (2)");
+    writer.exec("COMMIT");
+    signal.endOwn();
+    expect(signal.version()).toBe(moved);
 
-  writer.exec("BEGIN IMMEDIATE");
-  signal.beginOwn();
-  writer.exec("INSERT INTO t VALUES (3)");
-  writer.exec("ROLLBACK");
-  signal.endOwn();
-  expect(signal.version()).toBe(moved);
+    writer.exec("BEGIN IMMEDIATE");
+    signal.beginOwn();
+    writer.exec("INSERT INTO t VALUES (3)");
+    writer.exec("ROLLBACK");
+    signal.endOwn();
+    expect(signal.version()).toBe(moved);
 
-  // A commit by another connection before this process's BEGIN is still seen after its COMMIT.
-  other.exec("INSERT INTO t VALUES (4)");
-  writer.exec("BEGIN IMMEDIATE");
-  signal.beginOwn();
-  writer.exec("INSERT INTO t VALUES (5)");
-  writer.exec("COMMIT");
-  signal.endOwn();
-  expect(signal.version()).not.toBe(moved);
-  signal.close();
-});
+    // A commit by another connection before this process's BEGIN is still seen after its COMMIT.
+    other.exec("INSERT INTO t VALUES (4)");
+    writer.exec("BEGIN IMMEDIATE");
+    signal.beginOwn();
+    writer.exec("INSERT INTO t VALUES (5)");
+    writer.exec("COMMIT");
+    signal.endOwn();
+    expect(signal.version()).not.toBe(moved);
+    signal.close();
+  },
+);
 
 test("an in-memory database has no shared memory: data_version answers", () => {
   const db = new Database(":memory:");

@@ -26,3 +26,60 @@ test("lines parse as the object they stand for, fields in order, undefined field
   expect(Object.keys(parsed[3])).toEqual(["at", "level", "message"]);
   expect(new Date(parsed[0].at).toISOString()).toBe(parsed[0].at);
 });
+
+test("an access-log line is the JSON of its fields, escaped where a value needs it", async () => {
+  const { observeRequests } = await import("../../src/server/http/access-log.ts");
+  const { Metrics } = await import("../../src/server/http/metrics.ts");
+  const lines: string[] = [];
+  const seen: Array<Record<string, unknown>> = [];
+  const toLines = createLogger((line) => lines.push(line));
+  const handler = observeRequests(
+    (request, facts) => {
+      if (request.method === "DELETE") return new Response("{}", { status: 404 });
+      facts.credential = "bearer";
+      facts.clientId = 'odd "client" \\ \u2028 id';
+      return new Response("{}", { status: 201 });
+    },
+    {
+      metrics: new Metrics(),
+      accessLog: (level, message, fields) => {
+        toLines(level, message, fields);
+        seen.push({ ...fields });
+      },
+    },
+  );
+  await handler(new Request("http://x/v1/resources/abc?q=1", { headers: { "x-request-id": "a/b:c=d@e" } }));
+  await handler(new Request("http://x/nowhere", { method: "DELETE" }));
+  const [first, second] = lines.map((line) => JSON.parse(line));
+  const { at, level, message, ...fields } = first;
+  expect({ level, message }).toEqual({ level: "info", message: "request" });
+  expect(new Date(at).toISOString()).toBe(at);
+  expect(fields).toEqual({
+    requestId: "a/b:c=d@e",
+    method: "GET",
+    route: "/v1/resources/:id",
+    status: 201,
+    durationMs: fields.durationMs,
+    credential: "bearer",
+    clientId: 'odd "client" \\ \u2028 id',
+  });
+  expect(fields.durationMs).toBeNumber();
+  expect(seen[0]).toEqual(fields);
+  expect(Object.keys(fields)).toEqual([
+    "requestId",
+    "method",
+    "route",
+    "status",
+    "durationMs",
+    "credential",
+    "clientId",
+  ]);
+  expect(second).toMatchObject({
+    method: "DELETE",
+    route: "other",
+    status: 404,
+    credential: null,
+    clientId: null,
+  });
+  expect(second.requestId).toMatch(/^[0-9a-f-]{36}$/);
+});

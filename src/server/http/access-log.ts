@@ -7,9 +7,10 @@
 import type { Logger } from "../lib/log.ts";
 import type { Metrics } from "./metrics.ts";
 import { routeLabel } from "./metrics.ts";
-import { type RequestServer, startRequest } from "./request-context.ts";
+import { type RequestFacts, type RequestServer, startRequest } from "./request-context.ts";
 
-type Fetch = (request: Request) => Response | Promise<Response>;
+/** The handler observed: the request and its facts (the fast path fills in the route label). */
+type Fetch = (request: Request, facts: RequestFacts) => Response | Promise<Response>;
 /** A listener's fetch handler: the request and the listener that received it. */
 export type ServerFetch = (request: Request, server?: RequestServer) => Response | Promise<Response>;
 
@@ -20,30 +21,36 @@ export interface ObserveOptions {
 }
 
 export function observeRequests(fetch: Fetch, { metrics, accessLog }: ObserveOptions): ServerFetch {
+  const done = (request: Request, facts: RequestFacts, started: number, response: Response): Response => {
+    const seconds = (performance.now() - started) / 1000;
+    const route = facts.route ?? routeOf(request.url);
+    metrics.observeRoute(request.method, route, response.status, seconds);
+    accessLog?.("info", "request", {
+      requestId: facts.id,
+      method: request.method,
+      route,
+      status: response.status,
+      durationMs: Math.round(seconds * 10_000) / 10,
+      credential: facts.credential ?? null,
+      clientId: facts.clientId ?? null,
+    });
+    return facts.idOnAnswer ? response : withRequestId(response, facts.id);
+  };
   return (request, server) => {
     const started = performance.now();
     const facts = startRequest(request, server);
-    const done = (response: Response): Response => {
-      const seconds = (performance.now() - started) / 1000;
-      const url = request.url;
-      const start = url.indexOf("/", 8);
-      const query = url.indexOf("?", start);
-      const route = routeLabel(query < 0 ? url.slice(start) : url.slice(start, query));
-      metrics.observeRoute(request.method, route, response.status, seconds);
-      accessLog?.("info", "request", {
-        requestId: facts.id,
-        method: request.method,
-        route,
-        status: response.status,
-        durationMs: Math.round(seconds * 10_000) / 10,
-        credential: facts.credential ?? null,
-        clientId: facts.clientId ?? null,
-      });
-      return facts.idOnAnswer ? response : withRequestId(response, facts.id);
-    };
-    const result = fetch(request);
-    return result instanceof Promise ? result.then(done) : done(result);
+    const result = fetch(request, facts);
+    return result instanceof Promise
+      ? result.then((response) => done(request, facts, started, response))
+      : done(request, facts, started, result);
   };
+}
+
+/** The route label of a URL's path (its query string left out). */
+function routeOf(url: string): string {
+  const start = url.indexOf("/", 8);
+  const query = url.indexOf("?", start);
+  return routeLabel(query < 0 ? url.slice(start) : url.slice(start, query));
 }
 
 function withRequestId(response: Response, id: string): Response {

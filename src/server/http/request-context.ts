@@ -18,6 +18,8 @@ export interface RequestFacts {
   server?: RequestServer;
   /** The answer was built with its X-Request-Id already (the fast path). */
   idOnAnswer?: boolean;
+  /** The route label, when the handler knows it (the fast path); else it is worked out from the path. */
+  route?: string;
 }
 
 const facts = new WeakMap<Request, RequestFacts>();
