@@ -4,7 +4,7 @@
  * machine drift hits every row alike. Prints requests/s, p50 and p99 at 32 connections and the ratio.
  * The gateway runs on a database seeded with 100,000 resources and 1,000,000 memberships.
  *
- *   BENCH_ROUNDS (3)  BENCH_SECONDS (2)  BENCH_CONNECTIONS (32)  BENCH_ONLY (substring of scenario names)
+ *   BENCH_ROUNDS (3)  BENCH_SECONDS (2)  BENCH_CONNECTIONS (32)  BENCH_ONLY (substrings of scenario names, separated by "|")
  *   BENCH_PROFILE=DIR: the gateway writes a CPU profile (Markdown) into DIR when it stops
  */
 import { Database } from "bun:sqlite";
@@ -246,7 +246,7 @@ const scenarios: Scenario[] = [
     args: [joinUsers],
     expect: "",
   },
-].filter((s, i) => i === 0 || !ONLY || s.name.includes(ONLY));
+].filter((s, i) => i === 0 || !ONLY || ONLY.split("|").some((part) => s.name.includes(part)));
 
 /** What a scenario's first request is (its URL and headers), to check the answer before measuring. */
 function firstRequest(scenario: Scenario): { url: string; headers?: Record<string, string> } | undefined {
@@ -281,7 +281,10 @@ for (let round = 1; round <= ROUNDS; round++) {
     const pid = scenario === scenarios[0] ? bare.pid : gateway.pid;
     const cpuBefore = cpuMs(pid);
     const result = await runWrk({ ...options, seconds: SECONDS });
-    cpu.set(scenario.name, [...(cpu.get(scenario.name) ?? []), ((cpuMs(pid) - cpuBefore) * 1000) / result.requests]);
+    cpu.set(scenario.name, [
+      ...(cpu.get(scenario.name) ?? []),
+      ((cpuMs(pid) - cpuBefore) * 1000) / result.requests,
+    ]);
     if (result.non2xx > 0 || result.errors)
       console.warn(`  ${scenario.name}: ${result.non2xx} non-2xx ${result.errors}`);
     results.set(scenario.name, [...(results.get(scenario.name) ?? []), result]);

@@ -24,7 +24,7 @@
  * Durability is the same: a checkpoint syncs the log first.
  *
  * `externalVersion` moves only when another process commits (sqlite-changes.ts: SQLite's own change
- * counter in its shared-memory file, one 4-byte read; the batch writer reports this process's commits):
+ * counter in its shared-memory file, one memory read; the batch writer reports this process's commits):
  * read caches compare it on every read and start over when it moved. Listeners of
  * notification channels are woken after this process's commits, and, while there are any, by a
  * check of that version every 100 ms (another process committed: something may have been notified).
