@@ -154,25 +154,40 @@ function query(): string {
   if (chance(0.1)) parts.push(pick(["limit=0", "limit=abc", "limit=99999999999", "cursor=!!", "state=gone"]));
   return parts.join("&");
 }
-function value(depth = 0): unknown {
+/**
+ * `admin`: the body goes with an admin call, which may carry the valid operator token. Then it never
+ * names the fixture's member: an operator's setRole or remove of a real member of a real resource is a
+ * good request, and changes the fixture as it should (seed 1885353884 drew exactly that).
+ */
+function value(admin: boolean, depth = 0): unknown {
   const r = random();
   if (r < 0.25) return pick(WEIRD);
   if (r < 0.35) return Math.floor(random() * 1e6) * (chance(0.5) ? -1 : 1);
   if (r < 0.4) return null;
   if (r < 0.45) return chance(0.5);
-  if (r < 0.55 && depth < 2) return [value(depth + 1), value(depth + 1)];
-  if (r < 0.65 && depth < 2) return { [pick(KEYS)]: value(depth + 1) };
-  if (r < 0.7) return pick([team.id, board.id, "fuzz-member", "fuzz-owner", "reader", "admin", "owner"]);
+  if (r < 0.55 && depth < 2) return [value(admin, depth + 1), value(admin, depth + 1)];
+  if (r < 0.65 && depth < 2) return { [pick(KEYS)]: value(admin, depth + 1) };
+  if (r < 0.7)
+    return pick([
+      team.id,
+      board.id,
+      admin ? "fuzz-stranger" : "fuzz-member",
+      "fuzz-owner",
+      "reader",
+      "admin",
+      "owner",
+    ]);
   return pick(["team", "album", "_app", "feed", "posts", "writer", "x".repeat(300), "\uD800", "a\u202Eb"]);
 }
-function body(): string | undefined {
+function body(admin: boolean): string | undefined {
   const r = random();
   if (r < 0.1) return undefined;
   if (r < 0.2) return pick(["{", "[]", "null", "42", '"text"', "{]", "\u0000", "{}".repeat(40_000)]);
   const object: Record<string, unknown> = {};
   const n = Math.floor(random() * 5);
   for (let i = 0; i < n; i++)
-    object[pick([...KEYS, "name", "role", "code", "grant_scope", "subject", "table", "rowId"])] = value();
+    object[pick([...KEYS, "name", "role", "code", "grant_scope", "subject", "table", "rowId"])] =
+      value(admin);
   return JSON.stringify(object);
 }
 function headers(admin: boolean): Record<string, string> {
@@ -208,7 +223,7 @@ test(`${REQUESTS} generated bad requests: no 5xx, JSON errors, the fixture uncha
     const [method, path] = pick(admin ? ADMIN_ROUTES : ROUTES);
     const url = path();
     const init: RequestInit = { method, headers: headers(admin) };
-    if (method !== "GET") init.body = body();
+    if (method !== "GET") init.body = body(admin);
     let res: Response;
     try {
       res = admin ? await k.gw.admin(url, init) : await k.gw.handle(url, init);
