@@ -16,6 +16,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startDevIdp } from "../src/devidp/index.ts";
+import { freePort } from "../tests/helpers/stack.ts";
 import { cpuMs, median, pinned, printTable, signInMany } from "./kit.ts";
 import { seedResources } from "./seed-resources.ts";
 import { runWrk } from "./wrk.ts";
@@ -33,12 +34,6 @@ const root = join(import.meta.dir, "..");
 const dir = mkdtempSync(join(tmpdir(), "sg-ab-"));
 const APP = "bench";
 const secret = "bench-session-secret-0123456789abcdef";
-const freePort = () => {
-  const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const port = s.port!;
-  s.stop(true);
-  return port;
-};
 
 const dbPath = join(dir, "gateway.db");
 const seeded = await seedResources({

@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startDevIdp } from "../src/devidp/index.ts";
 import { encodeCursor } from "../src/server/resources/views.ts";
+import { freePort } from "../tests/helpers/stack.ts";
 import { cpuMs, median, pinned, printTable, rssMiB, signInMany } from "./kit.ts";
 import { seedResources } from "./seed-resources.ts";
 import { ensureWrk, runWrk, type WrkResult } from "./wrk.ts";
@@ -32,12 +33,6 @@ const PROFILE = process.env.BENCH_PROFILE;
 
 await ensureWrk();
 const dir = mkdtempSync(join(tmpdir(), "sg-bench-"));
-const freePort = () => {
-  const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const port = s.port!;
-  s.stop(true);
-  return port;
-};
 
 // 1. The seeded database, plus the bench user as a member of the 50-member resource.
 const dbPath = join(dir, "gateway.db");
