@@ -34,7 +34,7 @@ const FLUSH_MS = 10;
 /**
  * Lines to stdout, written together: at most FLUSH_MS after a line is logged, or as soon as 32 KiB is
  * pending. Under load the access log is then one write for a hundred requests or so, instead of one
- * each (a write costs about as much as building ten lines); what is pending is written before the
+ * each (a write cost about as much as building three lines); what is pending is written before the
  * process exits.
  */
 function stdoutLines(): (line: string) => void {
