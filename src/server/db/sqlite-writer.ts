@@ -144,7 +144,7 @@ export class BatchWriter {
       if (db.inTransaction) db.exec("ROLLBACK");
       if (head.erase) {
         db.exec("PRAGMA secure_delete = OFF");
-        db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        truncateLog(db);
       }
     } catch (error) {
       failure ??= { error };
@@ -215,6 +215,21 @@ export class BatchWriter {
 }
 
 /** SQLite's "another connection holds the lock" (SQLITE_BUSY and its extended codes). */
+/**
+ * After an erase: the log copied into the file and truncated, so it no longer holds what was erased.
+ * The background checkpointer (sqlite-checkpointer.ts) may hold the checkpoint lock for a few
+ * milliseconds, and a TRUNCATE checkpoint then answers busy at once: it is tried again, waiting in
+ * this synchronous step (the change signal's own window), for at most a second. Erases are rare.
+ */
+function truncateLog(db: Database): void {
+  const checkpoint = db.query("PRAGMA wal_checkpoint(TRUNCATE)");
+  for (let attempt = 0; attempt < 500; attempt++) {
+    const result = checkpoint.get() as { busy: number } | null;
+    if (result === null || result.busy === 0) return;
+    Bun.sleepSync(2);
+  }
+}
+
 export function isBusy(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
   return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
