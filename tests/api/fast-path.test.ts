@@ -2,7 +2,9 @@
  * The fast path in front of the framework (http/fast-path.ts): where it answers, its answer is the
  * framework's, status, body and headers; where anything is unusual or not cached it declines, and the
  * framework's answer over the real socket is the usual one (refusals included). On PostgreSQL no row
- * is cached, so it declines all but bearer `/v1/me`, and the framework answers. (Budgets: tests/unit/budgets.test.ts, takeNow.)
+ * is cached, so it declines all reads but bearer `/v1/me`, and the framework answers. The bodiless
+ * writes (join, leave) are taken on both engines; their refusals are the framework's too, and the
+ * stored state is what the framework's write leaves. (Budgets: tests/unit/budgets.test.ts, takeNow.)
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { buildPublicApp } from "../../src/server/app.ts";
@@ -14,7 +16,9 @@ import { APP_ORIGIN, CSRF, OTHER_ORIGIN, type Stack, signIn, startStack } from "
 
 let stack: Stack;
 let gateway: Gateway;
-let fast: (request: Request) => Response | undefined;
+let fastAny: ReturnType<typeof fastPath>;
+/** A read: answered at once, or declined. */
+const fast = (request: Request) => fastAny(request) as Response | undefined;
 let framework: { handle(request: Request): Promise<Response> };
 const creds: Record<string, { cookie: string; bearer: string }> = {};
 let album: string;
@@ -35,7 +39,7 @@ const local = (path: string, headers: Record<string, string> = {}) =>
 beforeAll(async () => {
   stack = await startStack({ otherApp: true });
   gateway = stack.running.gateway;
-  fast = fastPath(gateway);
+  fastAny = fastPath(gateway);
   framework = buildPublicApp(gateway);
   await signedIn("alice");
   await signedIn("bob");
@@ -165,5 +169,120 @@ describe("it declines (undefined) and the framework answers as usual", () => {
     expect(fast(local("/auth/session", cookie))).toBeUndefined();
     const after = (await (await over("/auth/session", cookie)).json()) as { authenticated: boolean };
     expect(after.authenticated).toBe(false);
+  });
+});
+
+describe("the bodiless writes, join and leave", () => {
+  const post = (path: string, headers: Record<string, string>) =>
+    new Request(`${stack.url}${path}`, { method: "POST", headers });
+  const bobId = async () =>
+    ((await (await over("/v1/me", { authorization: creds.bob!.bearer })).json()) as { userId: string })
+      .userId;
+  const stored = async (resource: string, user: string) => ({
+    state: (await gateway.membership.store.getMembership(resource, user))?.state ?? null,
+    memberCount: (await gateway.membership.store.getResource(resource))?.memberCount,
+  });
+  /** The fast path's answer (it must take the request) and the framework's, to the same request. */
+  const both = async (path: string, headers: Record<string, string>) => {
+    const request = post(path, headers);
+    const quick = fastAny(request);
+    expect(quick, path).toBeInstanceOf(Promise);
+    const answered = await quick!;
+    expect(answered.headers.get("x-request-id")).toBe(requestId(request));
+    return answered;
+  };
+  const same = async (quick: Response, slow: Response) => {
+    expect(quick.status).toBe(slow.status);
+    expect(await quick.text()).toBe(await slow.text());
+    expect(comparable(quick)).toEqual(comparable(slow));
+  };
+
+  test("a join and a leave: the framework's status, body and headers, and the same stored state", async () => {
+    const bob = await bobId();
+    const ways: Array<Record<string, string>> = [
+      { authorization: creds.bob!.bearer, origin: APP_ORIGIN },
+      { cookie: creds.bob!.cookie, ...CSRF, "content-length": "0" },
+    ];
+    for (const headers of ways) {
+      const join = `/v1/resources/${album}/join`;
+      const leave = `/v1/resources/${album}/leave`;
+      const quickJoin = await both(join, headers);
+      expect(quickJoin.status).toBe(200);
+      expect(await stored(album, bob)).toEqual({ state: "active", memberCount: 2 });
+      const quickLeave = await both(leave, headers);
+      expect(quickLeave.status).toBe(200);
+      expect(await stored(album, bob)).toEqual({ state: null, memberCount: 1 });
+      const slowJoin = await framework.handle(post(join, headers));
+      expect(await stored(album, bob)).toEqual({ state: "active", memberCount: 2 });
+      const slowLeave = await framework.handle(post(leave, headers));
+      expect(await stored(album, bob)).toEqual({ state: null, memberCount: 1 });
+      await same(quickJoin, slowJoin);
+      await same(quickLeave, slowLeave);
+    }
+    expect(
+      await (await both(`/v1/resources/${album}/join`, { authorization: creds.bob!.bearer })).json(),
+    ).toEqual({
+      ok: true,
+      state: "active",
+    });
+    expect((await both(`/v1/resources/${album}/leave`, { authorization: creds.bob!.bearer })).status).toBe(
+      200,
+    );
+  });
+
+  test("over the socket: a join and a leave answered, the roster follows", async () => {
+    const bob = await bobId();
+    const auth = { authorization: creds.bob!.bearer };
+    const joined = await over(`/v1/resources/${album}/join`, auth, { method: "POST" });
+    expect(joined.status).toBe(200);
+    expect(await joined.json()).toEqual({ ok: true, state: "active" });
+    expect(joined.headers.get("x-request-id")).toBeTruthy();
+    expect(await stored(album, bob)).toEqual({ state: "active", memberCount: 2 });
+    const left = await over(`/v1/resources/${album}/leave`, auth, { method: "POST" });
+    expect(left.status).toBe(200);
+    expect(await stored(album, bob)).toEqual({ state: null, memberCount: 1 });
+  });
+
+  test("a refusal: the framework's status, body and headers, and nothing stored", async () => {
+    const bob = await bobId();
+    const headers = { authorization: creds.bob!.bearer, origin: APP_ORIGIN };
+    const cases: Array<[string, number, string]> = [
+      [`/v1/resources/${team}/join`, 403, "not_public"],
+      [`/v1/resources/${album}/leave`, 404, "not_a_member"],
+      ["/v1/resources/0190aaaa-0000-7000-8000-000000000000/join", 404, "not_found"],
+    ];
+    for (const [path, status, code] of cases) {
+      const quick = await both(path, headers);
+      expect(quick.status, path).toBe(status);
+      expect(((await quick.clone().json()) as { code: string }).code).toBe(code);
+      await same(quick, await framework.handle(post(path, headers)));
+    }
+    expect(await stored(team, bob)).toEqual({ state: null, memberCount: 1 });
+    expect(await stored(album, bob)).toEqual({ state: null, memberCount: 1 });
+  });
+
+  test("it declines what it does not take plainly, and the framework answers as usual", async () => {
+    const bob = { authorization: creds.bob!.bearer };
+    const join = `/v1/resources/${album}/join`;
+    const declined = [
+      post(join, { cookie: creds.bob!.cookie }), // no CSRF header
+      post(join, { authorization: "Bearer never-seen-token" }),
+      post(join, { ...bob, origin: OTHER_ORIGIN }),
+      post(`${join}?x=1`, bob),
+      post(`${join}/`, bob),
+      post(`/v1/resources/${encodeURIComponent(`${album}/`)}join`, bob),
+      post("/v1/resources/browse/join", bob),
+      post(`/v1/resources/${album}/setRole`, bob),
+      new Request(`${stack.url}${join}`, { method: "POST", headers: { ...bob, ...CSRF }, body: "{}" }),
+      new Request(`${stack.url}${join}`, { method: "PUT", headers: bob }),
+    ];
+    for (const request of declined) expect(fastAny(request), request.url).toBeUndefined();
+    const csrf = await over(join, { cookie: creds.bob!.cookie }, { method: "POST" });
+    expect(csrf.status).toBe(403);
+    expect(((await csrf.json()) as { code: string }).code).toBe("csrf_required");
+    const badJson = await over(join, { ...bob, ...CSRF }, { method: "POST", body: "{" });
+    expect(badJson.status).toBe(400);
+    expect(((await badJson.json()) as { code: string }).code).toBe("invalid_json");
+    expect(await stored(album, await bobId())).toEqual({ state: null, memberCount: 1 });
   });
 });

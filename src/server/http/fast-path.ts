@@ -1,34 +1,46 @@
 /**
- * The hottest reads, answered before the framework when the whole answer is in memory:
- * `GET /auth/session`, `GET /v1/me`, `GET /v1/resources/:id` and `GET /v1/resources/:id/members`, for a
- * caller whose cookie or bearer token was seen before, on a resource (and roster) read before.
+ * The hottest calls, answered before the framework:
+ * - the reads `GET /auth/session`, `GET /v1/me`, `GET /v1/resources/:id` and
+ *   `GET /v1/resources/:id/members`, when the whole answer is in memory: a caller whose cookie or bearer
+ *   token was seen before, on a resource (and roster) read before;
+ * - the writes `POST /v1/resources/:id/join` and `/leave` without a body, for such a caller: the same
+ *   membership transition the routes call.
  *
  * It takes only the plain, allowed case, and asks the same functions the routes ask (the session and
  * principal peeks, the access rules, the views, the budget): a request with a query string, a body,
- * headers over the limit, an Origin the credential's app does not register, anything not cached, any
- * refusal, goes through the framework as usual, which answers it (and every error) as before. So it
- * never decides anything the routes would decide otherwise, and never answers an error itself; a test
- * compares its answers with the framework's, header by header.
+ * headers over the limit, an Origin the credential's app does not register, a cookie without the CSRF
+ * header, anything not cached, goes through the framework as usual, which answers it as before. A read
+ * the rules refuse goes there too. A write, once its budget is counted, is decided by the transition,
+ * and a refusal (or a failure) is answered with the framework's own error mapping (`refusalFor`). So it
+ * never decides anything the routes would decide otherwise; a test compares its answers with the
+ * framework's, header by header.
  *
  * Why: the framework's hooks, schema checks and response mapping cost more than the cached work of
- * these routes (see the README's performance section).
+ * these routes, and about a fifth of a join's (see the README's performance section).
  */
 
 import type { Gateway } from "../gateway.ts";
 import { callerRosterAccess, canRead } from "../resources/access.ts";
-import { resourceView, rosterView } from "../resources/views.ts";
+import { resourceView, rosterView, selfChangeView } from "../resources/views.ts";
+import { errorBody } from "./errors.ts";
 import { checkOrigin } from "./origin.ts";
-import { corsHeaders, headerBytes, MAX_HEADER_BYTES } from "./plumbing.ts";
+import { corsHeaders, headerBytes, MAX_HEADER_BYTES, refusalFor } from "./plumbing.ts";
 import { cachedPrincipal } from "./principal.ts";
 import { type RequestFacts, requestFacts } from "./request-context.ts";
 
-type Answer = Response | undefined;
+type Answer = Response | Promise<Response> | undefined;
 
 /** What every answer carries (the plumbing sets the same on the framework's answers). */
 const ANSWER_HEADERS = new Headers({
   "cache-control": "no-store",
   "x-content-type-options": "nosniff",
   "content-type": "application/json;charset=utf-8",
+});
+/** A refusal's: the framework's error hook names JSON without a charset. */
+const REFUSAL_HEADERS = new Headers({
+  "cache-control": "no-store",
+  "x-content-type-options": "nosniff",
+  "content-type": "application/json",
 });
 
 const RESOURCES = "/v1/resources/";
@@ -38,22 +50,47 @@ const SESSION = "/auth/session";
 const ME = "/v1/me";
 const RESOURCE = "/v1/resources/:id";
 const ROSTER = "/v1/resources/:id/members";
+/** The bodiless writes: the path's ending, the transition, its route label. */
+const SELF_CHANGES = [
+  { ending: "/join", kind: "join", route: "/v1/resources/:id/join" },
+  { ending: "/leave", kind: "leave", route: "/v1/resources/:id/leave" },
+] as const;
 
 export function fastPath(gateway: Gateway): (request: Request, facts?: RequestFacts) => Answer {
-  const { apps, sessions, store, budgets } = gateway;
-  const resources = gateway.membership.store;
+  const { apps, sessions, store, budgets, membership, log } = gateway;
+  const resources = membership.store;
 
-  const json = (request: Request, facts: RequestFacts, route: string, body: unknown): Response => {
+  const json = (request: Request, facts: RequestFacts, route: string, body: unknown): Response =>
+    answer(request, facts, route, new Response(JSON.stringify(body), { headers: ANSWER_HEADERS }), true);
+
+  /** Sets what the answer's headers owe the request: its id and, for a registered origin, CORS. */
+  const answer = (
+    request: Request,
+    facts: RequestFacts,
+    route: string,
+    response: Response,
+    cors: boolean,
+  ) => {
     facts.idOnAnswer = true;
     facts.route = route;
     // Copying a Headers object costs about a third of building one from an object literal.
-    const response = new Response(JSON.stringify(body), { headers: ANSWER_HEADERS });
     const { headers } = response;
     headers.set("x-request-id", facts.id);
-    const origin = request.headers.get("origin");
-    const cors = origin === null ? undefined : corsHeaders(apps, origin);
-    if (cors !== undefined) for (const [name, value] of Object.entries(cors)) headers.set(name, value);
+    const origin = cors ? request.headers.get("origin") : null;
+    const grant = origin === null ? undefined : corsHeaders(apps, origin);
+    if (grant !== undefined) for (const [name, value] of Object.entries(grant)) headers.set(name, value);
     return response;
+  };
+
+  /** A write's refusal or failure, as the framework's error hook answers it. */
+  const refused = (request: Request, facts: RequestFacts, route: string, error: unknown): Response => {
+    const { refusal, id } = refusalFor(error, undefined, request, log);
+    const body = JSON.stringify(errorBody(refusal, id));
+    const response = new Response(body, { status: refusal.status, headers: REFUSAL_HEADERS });
+    for (const [name, value] of Object.entries(refusal.headers ?? {}))
+      for (const one of Array.isArray(value) ? value : [value]) response.headers.append(name, one);
+    // A refused origin gets no CORS grant: the page cannot even read the refusal.
+    return answer(request, facts, route, response, refusal.code !== "origin_not_allowed");
   };
 
   const session = (request: Request, facts: RequestFacts): Answer => {
@@ -96,27 +133,57 @@ export function fastPath(gateway: Gateway): (request: Request, facts?: RequestFa
     return json(request, facts, roster ? ROSTER : RESOURCE, body);
   };
 
+  /**
+   * POST /v1/resources/:id/join or /leave: the budget is counted once nothing can fall back; from then
+   * on the transition decides, and its refusal is the answer.
+   */
+  const selfChange = (request: Request, facts: RequestFacts, path: string): Answer => {
+    const change = SELF_CHANGES.find(({ ending }) => path.endsWith(ending));
+    if (change === undefined) return undefined;
+    const id = plainId(path.slice(RESOURCES.length, -change.ending.length));
+    if (id === undefined) return undefined;
+    const p = cachedPrincipal(gateway, request);
+    if (!p || !budgets.takeNow(p.appId, p.clientId, p.userId)) return undefined;
+    return membership.transition(p, id, { kind: change.kind }).then(
+      () => json(request, facts, change.route, selfChangeView(change.kind)),
+      (error: unknown) => refused(request, facts, change.route, error),
+    );
+  };
+
   /** The request's facts come from the access log's wrapper; a request handled in process has none yet. */
   return (request, facts = requestFacts(request)) => {
-    if (request.method !== "GET") return undefined;
+    const { method } = request;
+    const get = method === "GET";
+    if (!get && method !== "POST") return undefined;
     const url = request.url;
     const start = url.indexOf("/", 11);
     if (start < 0 || url.indexOf("?", start) >= 0) return undefined;
     const path = url.slice(start);
-    const route = path === SESSION ? 1 : path === ME ? 2 : path.startsWith(RESOURCES) ? 3 : 0;
-    if (route === 0) return undefined;
+    const route = !get ? 4 : path === SESSION ? 1 : path === ME ? 2 : 3;
+    if (!path.startsWith(RESOURCES) && route > 2) return undefined;
+    // No body: a GET has none, and the writes take none (an empty one is none).
     const { headers } = request;
-    if (headers.has("content-length") || headers.has("transfer-encoding")) return undefined;
+    const length = headers.get("content-length");
+    if (
+      request.body !== null ||
+      headers.has("transfer-encoding") ||
+      (length !== null && (get || length !== "0"))
+    )
+      return undefined;
     if (headerBytes(request) > MAX_HEADER_BYTES) return undefined;
     if (route === 1) return session(request, facts);
     if (route === 2) return me(request, facts);
+    if (route === 4) return selfChange(request, facts, path);
     const rest = path.slice(RESOURCES.length);
     const roster = rest.endsWith(MEMBERS);
-    const id = roster ? rest.slice(0, -MEMBERS.length) : rest;
-    // Only a plain id: "browse" and "static" are routes of their own, and an encoded id is decoded there.
-    if (id === "" || id === "browse" || id === "static" || /[/%]/.test(id)) return undefined;
-    return resource(request, facts, id, roster);
+    const id = plainId(roster ? rest.slice(0, -MEMBERS.length) : rest);
+    return id === undefined ? undefined : resource(request, facts, id, roster);
   };
+}
+
+/** Only a plain id: "browse" and "static" are routes of their own, and an encoded id is decoded there. */
+function plainId(id: string): string | undefined {
+  return id === "" || id === "browse" || id === "static" || /[/%]/.test(id) ? undefined : id;
 }
 
 /** `fetch` with the fast path in front of it. */

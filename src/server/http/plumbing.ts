@@ -113,43 +113,7 @@ export function plumbing(options: PlumbingOptions) {
         set.headers["content-type"] = "application/json";
         return errorBody(refusal, id);
       };
-      let apiError: ApiError;
-      const cause = (error as { cause?: unknown })?.cause;
-      if (error instanceof ApiError) apiError = error;
-      else if (cause instanceof ApiError) apiError = cause;
-      else if (code === "PARSE") apiError = errors.invalidJson();
-      else if (code === "VALIDATION") apiError = validationError(error);
-      else if (code === "NOT_FOUND") apiError = errors.notFound();
-      else if ((error as { status?: number })?.status === 413) apiError = errors.tooLarge();
-      else if (databaseError(error ?? cause)) {
-        apiError = databaseError(error ?? cause)!;
-        log("warn", "database refused a statement", {
-          requestId: requestId(request),
-          method: request.method,
-          code: String((error as { code?: unknown }).code),
-        });
-      } else {
-        const id = requestId(request);
-        log("error", "unexpected error", {
-          requestId: id,
-          method: request.method,
-          route: routeLabel(new URL(request.url).pathname),
-          // Name and a bounded message for the operator; never a stack, never a request body or header.
-          error: String((error as Error)?.name ?? "Error"),
-          detail: String((error as Error)?.message ?? error).slice(0, 300),
-        });
-        set.status = 500;
-        return respond(new ApiError(500, "internal", "Something went wrong on our side."), id);
-      }
-      if (apiError.detail)
-        log("warn", apiError.code === "idp_unavailable" ? "identity provider failed" : "request refused", {
-          requestId: requestId(request),
-          method: request.method,
-          route: routeLabel(new URL(request.url).pathname),
-          code: apiError.code,
-          ...apiError.logFields,
-          cause: apiError.detail.slice(0, 300),
-        });
+      const { refusal: apiError, id } = refusalFor(error, code, request, log);
       set.status = apiError.status;
       // A refused origin gets no CORS grant: the page cannot even read the refusal.
       if (apiError.code === "origin_not_allowed") {
@@ -157,8 +121,59 @@ export function plumbing(options: PlumbingOptions) {
         delete set.headers["access-control-allow-credentials"];
       }
       for (const [name, value] of Object.entries(apiError.headers ?? {})) set.headers[name] = value as string;
-      return respond(apiError);
+      return respond(apiError, id);
     });
+}
+
+/**
+ * The refusal a failure is answered with, and its log line: an ApiError as it is (logged when it has a
+ * detail); the framework's parse, validation and routing failures; a database's refusal (503 or 400,
+ * logged as a warning); anything else 500 `internal`, logged with the request id, which its body
+ * carries too (`id`). The framework's error hook and the fast path (fast-path.ts) both answer with it.
+ */
+export function refusalFor(
+  error: unknown,
+  code: unknown,
+  request: Request,
+  log: Logger,
+): { refusal: ApiError; id?: string } {
+  const cause = (error as { cause?: unknown })?.cause;
+  let refusal: ApiError;
+  if (error instanceof ApiError) refusal = error;
+  else if (cause instanceof ApiError) refusal = cause;
+  else if (code === "PARSE") refusal = errors.invalidJson();
+  else if (code === "VALIDATION") refusal = validationError(error);
+  else if (code === "NOT_FOUND") refusal = errors.notFound();
+  else if ((error as { status?: number })?.status === 413) refusal = errors.tooLarge();
+  else if (databaseError(error ?? cause)) {
+    refusal = databaseError(error ?? cause)!;
+    log("warn", "database refused a statement", {
+      requestId: requestId(request),
+      method: request.method,
+      code: String((error as { code?: unknown }).code),
+    });
+  } else {
+    const id = requestId(request);
+    log("error", "unexpected error", {
+      requestId: id,
+      method: request.method,
+      route: routeLabel(new URL(request.url).pathname),
+      // Name and a bounded message for the operator; never a stack, never a request body or header.
+      error: String((error as Error)?.name ?? "Error"),
+      detail: String((error as Error)?.message ?? error).slice(0, 300),
+    });
+    return { refusal: new ApiError(500, "internal", "Something went wrong on our side."), id };
+  }
+  if (refusal.detail)
+    log("warn", refusal.code === "idp_unavailable" ? "identity provider failed" : "request refused", {
+      requestId: requestId(request),
+      method: request.method,
+      route: routeLabel(new URL(request.url).pathname),
+      code: refusal.code,
+      ...refusal.logFields,
+      cause: refusal.detail.slice(0, 300),
+    });
+  return { refusal };
 }
 
 function validationError(error: unknown): ApiError {

@@ -20,6 +20,7 @@ import {
   requestedView,
   resourceView,
   rosterView,
+  selfChangeView,
 } from "./views.ts";
 
 const UserId = t.String({ minLength: 1, maxLength: 256, pattern: NO_CONTROL });
@@ -198,7 +199,7 @@ export function resourceRoutes(gateway: Gateway) {
         "/:id/join",
         async ({ principal, params }) => {
           await change(principal, params.id, { kind: "join" });
-          return { ok: true, state: "active" };
+          return selfChangeView("join");
         },
         { detail: docs.join },
       )
@@ -206,7 +207,7 @@ export function resourceRoutes(gateway: Gateway) {
         "/:id/leave",
         async ({ principal, params }) => {
           await change(principal, params.id, { kind: "leave" });
-          return { ok: true };
+          return selfChangeView("leave");
         },
         { detail: docs.leave },
       )

@@ -87,3 +87,8 @@ export function parseCursor(raw: string | undefined): { createdAt: number; id: s
 export function rosterView(rows: RosterRow[]) {
   return { members: rows.map(({ userId, role, state }) => ({ userId, role, state })) };
 }
+
+/** What the caller's own join and leave answer (the routes and the fast path send the same). */
+export function selfChangeView(kind: "join" | "leave") {
+  return kind === "join" ? { ok: true, state: "active" } : { ok: true };
+}
