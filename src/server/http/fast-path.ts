@@ -1,13 +1,14 @@
 /**
  * The hottest calls, answered before the framework:
- * - the reads `GET /auth/session`, `GET /v1/me`, `GET /v1/resources/:id` and
- *   `GET /v1/resources/:id/members`, when the whole answer is in memory: a caller whose cookie or bearer
- *   token was seen before, on a resource (and roster) read before;
+ * - the reads `GET /auth/session`, `GET /v1/me`, `GET /v1/resources/:id`,
+ *   `GET /v1/resources/:id/members` and `GET /v1/resources/browse`, when the whole answer is in memory: a
+ *   caller whose cookie or bearer token was seen before, on a resource (roster, browse page) read before;
  * - the writes `POST /v1/resources/:id/join` and `/leave` without a body, for such a caller: the same
  *   membership transition the routes call.
  *
  * It takes only the plain, allowed case, and asks the same functions the routes ask (the session and
- * principal peeks, the access rules, the views, the budget): a request with a query string, a body,
+ * principal peeks, the access rules, the views, the budget): a request with a query string (but browse's
+ * plain parameters), a body,
  * headers over the limit, an Origin the credential's app does not register, a cookie without the CSRF
  * header, anything not cached, goes through the framework as usual, which answers it as before. A read
  * the rules refuse goes there too. A write, once its budget is counted, is decided by the transition,
@@ -21,7 +22,15 @@
 
 import type { Gateway } from "../gateway.ts";
 import { callerRosterAccess, canRead } from "../resources/access.ts";
-import { resourceView, rosterView, selfChangeView } from "../resources/views.ts";
+import type { BrowseRow } from "../resources/store.ts";
+import {
+  type BrowseParams,
+  browsePageView,
+  browseQuery,
+  resourceView,
+  rosterView,
+  selfChangeView,
+} from "../resources/views.ts";
 import { errorBody } from "./errors.ts";
 import { checkOrigin } from "./origin.ts";
 import { corsHeaders, headerBytes, MAX_HEADER_BYTES, refusalFor } from "./plumbing.ts";
@@ -50,6 +59,14 @@ const SESSION = "/auth/session";
 const ME = "/v1/me";
 const RESOURCE = "/v1/resources/:id";
 const ROSTER = "/v1/resources/:id/members";
+const BROWSE = "/v1/resources/browse";
+/**
+ * The browse parameters taken, and their longest values: what the route's schema allows, in the
+ * characters that need no decoding (a URL-safe cursor, a plain word). Anything else, or a name twice,
+ * goes to the framework, which decodes and checks it.
+ */
+const BROWSE_PARAMS: Record<string, number> = { type: 64, query: 200, limit: 12, cursor: 200 };
+const PLAIN_VALUE = /^[A-Za-z0-9._~-]+$/;
 /** The bodiless writes: the path's ending, the transition, its route label. */
 const SELF_CHANGES = [
   { ending: "/join", kind: "join", route: "/v1/resources/:id/join" },
@@ -61,7 +78,14 @@ export function fastPath(gateway: Gateway): (request: Request, facts?: RequestFa
   const resources = membership.store;
 
   const json = (request: Request, facts: RequestFacts, route: string, body: unknown): Response =>
-    answer(request, facts, route, new Response(JSON.stringify(body), { headers: ANSWER_HEADERS }), true);
+    jsonText(request, facts, route, JSON.stringify(body));
+  const jsonText = (request: Request, facts: RequestFacts, route: string, text: string): Response =>
+    answer(request, facts, route, new Response(text, { headers: ANSWER_HEADERS }), true);
+  /**
+   * Browse answers as sent, by the cached rows they show: a page is rendered once (twenty dates to
+   * ISO strings cost more than the rest of the request), and forgotten with its rows.
+   */
+  const pages = new WeakMap<BrowseRow[], { limit: number; text: string }>();
 
   /** Sets what the answer's headers owe the request: its id and, for a registered origin, CORS. */
   const answer = (
@@ -133,6 +157,28 @@ export function fastPath(gateway: Gateway): (request: Request, facts?: RequestFa
     return json(request, facts, roster ? ROSTER : RESOURCE, body);
   };
 
+  /** GET /v1/resources/browse: a page read before, with the same parameters. */
+  const browse = (request: Request, facts: RequestFacts, search: string): Answer => {
+    const params = plainParams(search);
+    if (params === undefined) return undefined;
+    const p = cachedPrincipal(gateway, request);
+    if (!p) return undefined;
+    let asked: ReturnType<typeof browseQuery>;
+    try {
+      asked = browseQuery(p.appId, params);
+    } catch {
+      return undefined;
+    }
+    const rows = resources.peekBrowse(asked.query);
+    if (rows === undefined || !budgets.takeNow(p.appId, p.clientId, p.userId)) return undefined;
+    let page = pages.get(rows);
+    if (page === undefined || page.limit !== asked.limit) {
+      page = { limit: asked.limit, text: JSON.stringify(browsePageView(rows, asked.limit)) };
+      pages.set(rows, page);
+    }
+    return jsonText(request, facts, BROWSE, page.text);
+  };
+
   /**
    * POST /v1/resources/:id/join or /leave: the budget is counted once nothing can fall back; from then
    * on the transition decides, and its refusal is the answer.
@@ -157,28 +203,53 @@ export function fastPath(gateway: Gateway): (request: Request, facts?: RequestFa
     if (!get && method !== "POST") return undefined;
     const url = request.url;
     const start = url.indexOf("/", 11);
-    if (start < 0 || url.indexOf("?", start) >= 0) return undefined;
-    const path = url.slice(start);
-    const route = !get ? 4 : path === SESSION ? 1 : path === ME ? 2 : 3;
-    if (!path.startsWith(RESOURCES) && route > 2) return undefined;
-    // No body: a GET has none, and the writes take none (an empty one is none).
-    const { headers } = request;
-    const length = headers.get("content-length");
-    if (
-      request.body !== null ||
-      headers.has("transfer-encoding") ||
-      (length !== null && (get || length !== "0"))
-    )
-      return undefined;
-    if (headerBytes(request) > MAX_HEADER_BYTES) return undefined;
-    if (route === 1) return session(request, facts);
-    if (route === 2) return me(request, facts);
-    if (route === 4) return selfChange(request, facts, path);
+    if (start < 0) return undefined;
+    const mark = url.indexOf("?", start);
+    const path = mark < 0 ? url.slice(start) : url.slice(start, mark);
+    const resourcePath = path.startsWith(RESOURCES);
+    if (!resourcePath && (!get || (path !== SESSION && path !== ME))) return undefined;
+    if (!plain(request, get)) return undefined;
+    if (!get) return mark < 0 ? selfChange(request, facts, path) : undefined;
+    if (path === BROWSE) return browse(request, facts, mark < 0 ? "" : url.slice(mark + 1));
+    if (mark >= 0) return undefined;
+    if (path === SESSION) return session(request, facts);
+    if (path === ME) return me(request, facts);
     const rest = path.slice(RESOURCES.length);
     const roster = rest.endsWith(MEMBERS);
     const id = plainId(roster ? rest.slice(0, -MEMBERS.length) : rest);
     return id === undefined ? undefined : resource(request, facts, id, roster);
   };
+}
+
+/** No body (a GET has none; the writes take none, and an empty one is none), headers within the limit. */
+function plain(request: Request, get: boolean): boolean {
+  const { headers } = request;
+  const length = headers.get("content-length");
+  if (request.body !== null || headers.has("transfer-encoding")) return false;
+  if (length !== null && (get || length !== "0")) return false;
+  return headerBytes(request) <= MAX_HEADER_BYTES;
+}
+
+/** Browse's parameters when every one is taken, once, with a plain value; else undefined. */
+function plainParams(search: string): BrowseParams | undefined {
+  const params: Record<string, string> = {};
+  if (search === "") return params;
+  for (const pair of search.split("&")) {
+    const eq = pair.indexOf("=");
+    const name = pair.slice(0, eq);
+    const value = pair.slice(eq + 1);
+    const longest = BROWSE_PARAMS[name];
+    if (
+      eq < 0 ||
+      longest === undefined ||
+      name in params ||
+      value.length > longest ||
+      !PLAIN_VALUE.test(value)
+    )
+      return undefined;
+    params[name] = value;
+  }
+  return params;
 }
 
 /** Only a plain id: "browse" and "static" are routes of their own, and an encoded id is decoded there. */

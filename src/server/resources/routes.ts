@@ -8,15 +8,13 @@ import type { Gateway } from "../gateway.ts";
 import { ApiError } from "../http/errors.ts";
 import { NO_CONTROL } from "../http/patterns.ts";
 import { type Principal, resolvePrincipal } from "../http/principal.ts";
-import { checkFields, cleanName, cleanQuery } from "../http/text.ts";
+import { checkFields, cleanName } from "../http/text.ts";
 import { callerRosterAccess, canRead, canSee, requesterSeesDetails } from "./access.ts";
 import { notFound } from "./refusals.ts";
 import { resourceDocs as docs } from "./responses.ts";
 import {
-  browseItem,
-  encodeCursor,
-  parseCursor,
-  parseLimit,
+  browsePageView,
+  browseQuery,
   requestedView,
   resourceView,
   rosterView,
@@ -92,20 +90,8 @@ export function resourceRoutes(gateway: Gateway) {
       .get(
         "/browse",
         async ({ principal, query }) => {
-          const limit = parseLimit(query.limit);
-          const after = parseCursor(query.cursor);
-          const rows = await store.browse({
-            appId: principal.appId,
-            type: query.type,
-            query: cleanQuery(query.query),
-            limit: limit + 1,
-            after,
-          });
-          const page = rows.slice(0, limit);
-          return {
-            resources: page.map(browseItem),
-            nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null,
-          };
+          const asked = browseQuery(principal.appId, query);
+          return browsePageView(await store.browse(asked.query), asked.limit);
         },
         {
           query: t.Object({

@@ -233,6 +233,11 @@ export class ResourceStore {
     return rows;
   }
 
+  /** `browse` from memory alone: undefined when the cache cannot answer (then ask browse). */
+  peekBrowse(query: BrowseQuery): BrowseRow[] | undefined {
+    return this.cache.usable(undefined) ? this.cache.pages.get(JSON.stringify(query)) : undefined;
+  }
+
   // ---- writes: inside the caller's transaction, not waited for (`tx.write`); caches are evicted once it commits ----
 
   private evictResource(tx: Tx, id: string): void {

@@ -3,8 +3,9 @@
  * principal and deployment internals (`seq`, `app_id`, `owner_id`, `slug`) never appear in a view.
  */
 import { errors } from "../http/errors.ts";
+import { cleanQuery } from "../http/text.ts";
 import type { BrowseItem, RequestedView, ResourceView } from "./model.ts";
-import type { BrowseRow, ResourceRow, RosterRow } from "./store.ts";
+import type { BrowseQuery, BrowseRow, ResourceRow, RosterRow } from "./store.ts";
 
 export type { ResourceView };
 
@@ -81,6 +82,36 @@ export function parseCursor(raw: string | undefined): { createdAt: number; id: s
   const after = decodeCursor(raw);
   if (!after) throw errors.invalidRequest("cursor", "is not a cursor this API returned");
   return after;
+}
+
+/** The parameters of a browse request, as sent. */
+export interface BrowseParams {
+  type?: string;
+  query?: string;
+  limit?: string;
+  cursor?: string;
+}
+
+/**
+ * The store's query for a browse request: one row more than the page, which tells whether another
+ * page follows. Throws 400 for a bad limit, cursor or query.
+ */
+export function browseQuery(appId: string, params: BrowseParams): { query: BrowseQuery; limit: number } {
+  const limit = parseLimit(params.limit);
+  const after = parseCursor(params.cursor);
+  return {
+    query: { appId, type: params.type, query: cleanQuery(params.query), limit: limit + 1, after },
+    limit,
+  };
+}
+
+/** A browse answer: the page, and the cursor of its last row when another page follows. */
+export function browsePageView(rows: BrowseRow[], limit: number) {
+  const page = rows.slice(0, limit);
+  return {
+    resources: page.map(browseItem),
+    nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null,
+  };
 }
 
 /** The roster as clients see it: who, their role, their state. */
