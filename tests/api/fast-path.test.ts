@@ -284,6 +284,38 @@ describe("the bodiless writes, join and leave", () => {
     );
   });
 
+  test("after a write, the roster and browse pages answered from memory show it", async () => {
+    if (testEngine !== "sqlite") return; // PostgreSQL caches no roster or page: nothing to go stale
+    const bob = await bobId();
+    const alice = { authorization: creds.alice!.bearer };
+    const roster = `/v1/resources/${album}/members`;
+    const page = "/v1/resources/browse?type=album";
+    const fromMemory = async (path: string) => {
+      await over(path, alice); // read once after any change: cached again
+      const quick = fast(local(path, alice));
+      expect(quick, path).toBeDefined();
+      return (await quick!.json()) as {
+        members?: Array<{ userId: string }>;
+        resources?: Array<{ id: string; memberCount: number }>;
+      };
+    };
+    const seen = async () => ({
+      bobListed: (await fromMemory(roster)).members!.some((m) => m.userId === bob),
+      memberCount: (await fromMemory(page)).resources!.find((r) => r.id === album)!.memberCount,
+    });
+    expect(await seen()).toEqual({ bobListed: false, memberCount: 1 });
+    expect(
+      (await over(`/v1/resources/${album}/join`, { authorization: creds.bob!.bearer }, { method: "POST" }))
+        .status,
+    ).toBe(200);
+    expect(await seen()).toEqual({ bobListed: true, memberCount: 2 });
+    expect(
+      (await over(`/v1/resources/${album}/leave`, { authorization: creds.bob!.bearer }, { method: "POST" }))
+        .status,
+    ).toBe(200);
+    expect(await seen()).toEqual({ bobListed: false, memberCount: 1 });
+  });
+
   test("over the socket: a join and a leave answered, the roster follows", async () => {
     const bob = await bobId();
     const auth = { authorization: creds.bob!.bearer };

@@ -22,7 +22,6 @@
 
 import type { Gateway } from "../gateway.ts";
 import { callerRosterAccess, canRead } from "../resources/access.ts";
-import type { BrowseRow } from "../resources/store.ts";
 import {
   type BrowseParams,
   browsePageView,
@@ -82,10 +81,19 @@ export function fastPath(gateway: Gateway): (request: Request, facts?: RequestFa
   const jsonText = (request: Request, facts: RequestFacts, route: string, text: string): Response =>
     answer(request, facts, route, new Response(text, { headers: ANSWER_HEADERS }), true);
   /**
-   * Browse answers as sent, by the cached rows they show: a page is rendered once (twenty dates to
-   * ISO strings cost more than the rest of the request), and forgotten with its rows.
+   * Answers as sent, by the cached rows they show: rendered once (a browse page's twenty dates as ISO
+   * strings cost more than the rest of the request), forgotten with the rows (a change replaces them).
    */
-  const pages = new WeakMap<BrowseRow[], { limit: number; text: string }>();
+  const rosters = new WeakMap<object, string>();
+  const pages = new WeakMap<object, string>();
+  const rendered = (texts: WeakMap<object, string>, rows: object, view: () => unknown): string => {
+    let text = texts.get(rows);
+    if (text === undefined) {
+      text = JSON.stringify(view());
+      texts.set(rows, text);
+    }
+    return text;
+  };
 
   /** Sets what the answer's headers owe the request: its id and, for a registered origin, CORS. */
   const answer = (
@@ -144,17 +152,17 @@ export function fastPath(gateway: Gateway): (request: Request, facts?: RequestFa
     if (!p) return undefined;
     const row = resources.peekResourceFor(id, p.userId);
     if (row === undefined) return undefined;
-    let body: unknown;
+    let text: string;
     if (roster) {
       const members = callerRosterAccess(row, p.appId) === "allowed" ? resources.peekMembers(id) : undefined;
       if (members === undefined) return undefined;
-      body = rosterView(members);
+      text = rendered(rosters, members, () => rosterView(members));
     } else {
       if (!canRead(row, p.appId)) return undefined;
-      body = resourceView(row, true);
+      text = JSON.stringify(resourceView(row, true));
     }
     if (!budgets.takeNow(p.appId, p.clientId, p.userId)) return undefined;
-    return json(request, facts, roster ? ROSTER : RESOURCE, body);
+    return jsonText(request, facts, roster ? ROSTER : RESOURCE, text);
   };
 
   /** GET /v1/resources/browse: a page read before, with the same parameters. */
@@ -171,12 +179,13 @@ export function fastPath(gateway: Gateway): (request: Request, facts?: RequestFa
     }
     const rows = resources.peekBrowse(asked.query);
     if (rows === undefined || !budgets.takeNow(p.appId, p.clientId, p.userId)) return undefined;
-    let page = pages.get(rows);
-    if (page === undefined || page.limit !== asked.limit) {
-      page = { limit: asked.limit, text: JSON.stringify(browsePageView(rows, asked.limit)) };
-      pages.set(rows, page);
-    }
-    return jsonText(request, facts, BROWSE, page.text);
+    // The cached rows are one page's (the query they were read for names the limit).
+    return jsonText(
+      request,
+      facts,
+      BROWSE,
+      rendered(pages, rows, () => browsePageView(rows, asked.limit)),
+    );
   };
 
   /**
