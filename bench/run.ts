@@ -108,6 +108,12 @@ const bare = await startServer(
   { PORT: String(barePort) },
   `http://127.0.0.1:${barePort}`,
 );
+const floorPort = freePort();
+const floor = await startServer(
+  ["bun", "bench/servers/floor.ts"],
+  { PORT: String(floorPort) },
+  `http://127.0.0.1:${floorPort}`,
+);
 const gateway = await startServer(
   ["bun", ...(PROFILE ? ["--cpu-prof-md", `--cpu-prof-dir=${PROFILE}`] : []), "src/server/main.ts", "serve"],
   {
@@ -126,6 +132,7 @@ const gateway = await startServer(
 // However the run ends, no server outlives it.
 process.on("exit", () => {
   gateway.stop();
+  floor.stop();
   bare.stop();
 });
 
@@ -171,10 +178,26 @@ interface Scenario {
   /** Overrides BENCH_CONNECTIONS (1 = the latency of one request at a time). */
   connections?: number;
   expect: string;
+  /** The server measured, when not the gateway. */
+  server?: typeof bare;
 }
 const browse = `${gatewayUrl}/v1/resources/browse?type=album&limit=20`;
 const scenarios: Scenario[] = [
-  { name: "bare Bun.serve, same JSON (baseline)", url: `${bare.url}/`, expect: '"authenticated":true' },
+  {
+    name: "bare Bun.serve, same JSON (baseline)",
+    url: `${bare.url}/`,
+    expect: '"authenticated":true',
+    server: bare,
+  },
+  {
+    // The gateway's request wrapper and answer headers around the same JSON, under /v1/me's requests.
+    name: "plumbing floor: same JSON, every answer's work",
+    url: floor.url,
+    script: "bench/lua/requests.lua",
+    args: [meRequests],
+    expect: '"authenticated":true',
+    server: floor,
+  },
   {
     name: "GET /auth/session, 50 cookies rotating",
     url: gatewayUrl,
@@ -273,7 +296,7 @@ for (let round = 1; round <= ROUNDS; round++) {
     };
     // A warm-up in the first round only: the JIT and the caches stay warm across rounds.
     if (round === 1) await runWrk({ ...options, seconds: 1 });
-    const pid = scenario === scenarios[0] ? bare.pid : gateway.pid;
+    const { pid } = scenario.server ?? gateway;
     const cpuBefore = cpuMs(pid);
     const result = await runWrk({ ...options, seconds: SECONDS });
     cpu.set(scenario.name, [
@@ -289,6 +312,7 @@ for (let round = 1; round <= ROUNDS; round++) {
 }
 const busy = await fetch(`${gatewayUrl}/healthz`).then((r) => r.ok);
 gateway.stop();
+floor.stop();
 bare.stop();
 await gateway.exited;
 await idp.stop();

@@ -284,7 +284,7 @@ describe("the bodiless writes, join and leave", () => {
     );
   });
 
-  test("after a write, the roster and browse pages answered from memory show it", async () => {
+  test("after a write, the resource, its roster and browse pages answered from memory show it", async () => {
     if (testEngine !== "sqlite") return; // PostgreSQL caches no roster or page: nothing to go stale
     const bob = await bobId();
     const alice = { authorization: creds.alice!.bearer };
@@ -297,23 +297,25 @@ describe("the bodiless writes, join and leave", () => {
       return (await quick!.json()) as {
         members?: Array<{ userId: string }>;
         resources?: Array<{ id: string; memberCount: number }>;
+        memberCount?: number;
       };
     };
     const seen = async () => ({
       bobListed: (await fromMemory(roster)).members!.some((m) => m.userId === bob),
       memberCount: (await fromMemory(page)).resources!.find((r) => r.id === album)!.memberCount,
+      resourceCount: (await fromMemory(`/v1/resources/${album}`)).memberCount,
     });
-    expect(await seen()).toEqual({ bobListed: false, memberCount: 1 });
+    expect(await seen()).toEqual({ bobListed: false, memberCount: 1, resourceCount: 1 });
     expect(
       (await over(`/v1/resources/${album}/join`, { authorization: creds.bob!.bearer }, { method: "POST" }))
         .status,
     ).toBe(200);
-    expect(await seen()).toEqual({ bobListed: true, memberCount: 2 });
+    expect(await seen()).toEqual({ bobListed: true, memberCount: 2, resourceCount: 2 });
     expect(
       (await over(`/v1/resources/${album}/leave`, { authorization: creds.bob!.bearer }, { method: "POST" }))
         .status,
     ).toBe(200);
-    expect(await seen()).toEqual({ bobListed: false, memberCount: 1 });
+    expect(await seen()).toEqual({ bobListed: false, memberCount: 1, resourceCount: 1 });
   });
 
   test("over the socket: a join and a leave answered, the roster follows", async () => {

@@ -20,7 +20,7 @@
  */
 
 import type { Gateway } from "../gateway.ts";
-import { callerRosterAccess, canRead } from "../resources/access.ts";
+import { callerRosterAccessWith, canReadWith } from "../resources/access.ts";
 import {
   type BrowseParams,
   browsePageView,
@@ -38,7 +38,7 @@ import { type RequestFacts, requestFacts } from "./request-context.ts";
 type Answer = Response | Promise<Response> | undefined;
 
 /** What every answer carries (the plumbing sets the same on the framework's answers). */
-const ANSWER_HEADERS = new Headers({
+export const ANSWER_HEADERS = new Headers({
   "cache-control": "no-store",
   "x-content-type-options": "nosniff",
   "content-type": "application/json;charset=utf-8",
@@ -87,7 +87,9 @@ export function fastPath(gateway: Gateway): (request: Request, facts?: RequestFa
   /**
    * Answers as sent, by the cached rows they show: rendered once (a browse page's twenty dates as ISO
    * strings cost more than the rest of the request), forgotten with the rows (a change replaces them).
+   * A resource's answer is the same for every caller who may read it.
    */
+  const views = new WeakMap<object, string>();
   const rosters = new WeakMap<object, string>();
   const pages = new WeakMap<object, string>();
   const rendered = (texts: WeakMap<object, string>, rows: object, view: () => unknown): string => {
@@ -154,16 +156,18 @@ export function fastPath(gateway: Gateway): (request: Request, facts?: RequestFa
   const resource = (request: Request, facts: RequestFacts, id: string, roster: boolean): Answer => {
     const p = cachedPrincipal(gateway, request);
     if (!p) return undefined;
-    const row = resources.peekResourceFor(id, p.userId);
-    if (row === undefined) return undefined;
+    const found = resources.peekForCaller(id, p.userId);
+    if (found === undefined) return undefined;
+    const { resource: row, membership } = found;
     let text: string;
     if (roster) {
-      const members = callerRosterAccess(row, p.appId) === "allowed" ? resources.peekMembers(id) : undefined;
+      const access = callerRosterAccessWith(row, membership, p.appId);
+      const members = access === "allowed" ? resources.peekMembers(id) : undefined;
       if (members === undefined) return undefined;
       text = rendered(rosters, members, () => rosterView(members));
     } else {
-      if (!canRead(row, p.appId)) return undefined;
-      text = JSON.stringify(resourceView(row, true));
+      if (!canReadWith(row, membership, p.appId)) return undefined;
+      text = rendered(views, row, () => resourceView(row, true));
     }
     if (!budgets.takeNow(p.appId, p.clientId, p.userId)) return undefined;
     return jsonText(request, facts, roster ? ROSTER : RESOURCE, text);

@@ -64,20 +64,37 @@ export interface RowForCaller extends ResourceAccessFacts {
   memberState: MemberState | null;
 }
 
+/** A resource's facts with the app it belongs to. */
+export type AppResourceFacts = ResourceAccessFacts & { appId: string };
+
 /** Whether the caller of `appId` may read the resource (GET /v1/resources/:id); otherwise 404. */
 export function canRead(row: RowForCaller | undefined, appId: string): row is RowForCaller {
-  return (
-    row !== undefined &&
-    row.appId === appId &&
-    canSee(row, row.memberState ? { state: row.memberState } : null)
-  );
+  return row !== undefined && canReadWith(row, membershipOf(row), appId);
+}
+
+/** `canRead` with the caller's membership apart from the resource (null: not a member). */
+export function canReadWith(
+  resource: AppResourceFacts,
+  membership: MembershipFacts | null,
+  appId: string,
+): boolean {
+  return resource.appId === appId && canSee(resource, membership);
 }
 
 /** `rosterAccess` for the caller of `appId`: another app's resource, or none, is not found. */
 export function callerRosterAccess(row: RowForCaller | undefined, appId: string): RosterAccess {
-  if (row === undefined || row.appId !== appId) return "not_found";
-  return rosterAccess(
-    row,
-    row.memberState ? { role: row.memberRole ?? undefined, state: row.memberState } : null,
-  );
+  return row === undefined ? "not_found" : callerRosterAccessWith(row, membershipOf(row), appId);
+}
+
+/** `callerRosterAccess` with the caller's membership apart from the resource (null: not a member). */
+export function callerRosterAccessWith(
+  resource: AppResourceFacts,
+  membership: MembershipFacts | null,
+  appId: string,
+): RosterAccess {
+  return resource.appId === appId ? rosterAccess(resource, membership) : "not_found";
+}
+
+function membershipOf(row: RowForCaller): MembershipFacts | null {
+  return row.memberState ? { role: row.memberRole ?? undefined, state: row.memberState } : null;
 }

@@ -105,13 +105,20 @@ export class ResourceStore {
     return resource && withMembership(resource, membership);
   }
 
-  /** `getResourceFor` from memory alone: undefined when the cache cannot answer (then ask getResourceFor). */
-  peekResourceFor(id: string, userId: string): ResourceWithMembership | undefined {
+  /**
+   * What `getResourceFor` reads, from memory alone, as cached: the resource row (the same object until
+   * a change evicts it) and the caller's membership (null: not a member). Undefined when the cache
+   * cannot answer (then ask getResourceFor).
+   */
+  peekForCaller(
+    id: string,
+    userId: string,
+  ): { resource: ResourceRow; membership: MemberRow | null } | undefined {
     if (!this.cache.usable(undefined)) return undefined;
     const resource = this.cache.resources.get(id);
     if (resource === undefined) return undefined;
     const membership = this.cache.members.get(ReadCache.memberKey(id, userId));
-    return membership === undefined ? undefined : withMembership(resource, membership ?? undefined);
+    return membership === undefined ? undefined : { resource, membership };
   }
 
   async findStatic(appId: string, type: string, slug: string, tx?: Tx): Promise<ResourceRow | undefined> {
