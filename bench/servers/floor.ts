@@ -13,7 +13,7 @@ import { headerBytes, MAX_HEADER_BYTES } from "../../src/server/http/plumbing.ts
 import { createLogger } from "../../src/server/lib/log.ts";
 
 const text = JSON.stringify({ authenticated: true, user_id: "bench-user" });
-const fetch = observeRequests(
+const handle = observeRequests(
   (request, facts) => {
     if (request.headers.get("authorization") === null || headerBytes(request) > MAX_HEADER_BYTES)
       return new Response(null, { status: 401 });
@@ -30,6 +30,6 @@ const fetch = observeRequests(
 const server = Bun.serve({
   port: Number(process.env.PORT),
   hostname: "127.0.0.1",
-  fetch: (request, server) => fetch(request, server),
+  fetch: (request, server) => handle(request, server),
 });
 console.error(`ready ${server.port}`);
