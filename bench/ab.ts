@@ -12,11 +12,11 @@
  *   AB_ROUNDS (5)  AB_SECONDS (3)
  */
 import { Database } from "bun:sqlite";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startDevIdp } from "../src/devidp/index.ts";
 import { freePort } from "../tests/helpers/stack.ts";
+import { tempDir } from "../tests/helpers/temp.ts";
 import { cpuMs, median, pinned, printTable, signInMany } from "./kit.ts";
 import { seedResources } from "./seed-resources.ts";
 import { runWrk } from "./wrk.ts";
@@ -31,7 +31,7 @@ if (!["session", "me", "read", "roster"].includes(scenario ?? "") || variants.le
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 5);
 const SECONDS = Number(process.env.AB_SECONDS ?? 3);
 const root = join(import.meta.dir, "..");
-const dir = mkdtempSync(join(tmpdir(), "sg-ab-"));
+const dir = tempDir("sg-ab-");
 const APP = "bench";
 const secret = "bench-session-secret-0123456789abcdef";
 

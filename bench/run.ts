@@ -8,12 +8,12 @@
  *   BENCH_PROFILE=DIR: the gateway writes a CPU profile (Markdown) into DIR when it stops
  */
 import { Database } from "bun:sqlite";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startDevIdp } from "../src/devidp/index.ts";
 import { encodeCursor } from "../src/server/resources/views.ts";
 import { freePort } from "../tests/helpers/stack.ts";
+import { tempDir } from "../tests/helpers/temp.ts";
 import { cpuMs, median, pinned, printTable, rssMiB, signInMany } from "./kit.ts";
 import { seedResources } from "./seed-resources.ts";
 import { ensureWrk, runWrk, type WrkResult } from "./wrk.ts";
@@ -32,7 +32,8 @@ const SESSIONS = 50;
 const PROFILE = process.env.BENCH_PROFILE;
 
 await ensureWrk();
-const dir = mkdtempSync(join(tmpdir(), "sg-bench-"));
+// Removed when the run ends (the seeded database is about 200 MB).
+const dir = tempDir("sg-bench-");
 
 // 1. The seeded database, plus the bench user as a member of the 50-member resource.
 const dbPath = join(dir, "gateway.db");

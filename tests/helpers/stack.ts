@@ -3,9 +3,6 @@
  * gateway on 127.0.0.1 with a temporary SQLite file, wired like `gateway dev`. Also the whole browser
  * sign-in walk (authorize → login page → consent page endpoints → code → POST /auth/token).
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { type DevIdp, startDevIdp } from "../../src/devidp/index.ts";
 import type { AppsFile } from "../../src/server/apps/model.ts";
 import { type Config, loadConfig } from "../../src/server/config.ts";
@@ -13,6 +10,9 @@ import type { ConsentHooks } from "../../src/server/gateway.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
 import { Browser } from "./browser.ts";
 import { databaseEnv } from "./db.ts";
+import { tempDir } from "./temp.ts";
+
+export { tempDir };
 
 export const CLIENT_ID = "test-web";
 export const SECRET_CLIENT_ID = "test-server";
@@ -72,10 +72,6 @@ export function freePort(): number {
       // taken: try another
     }
   }
-}
-
-export function tempDir(prefix = "sg-test-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {

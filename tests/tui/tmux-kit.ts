@@ -4,15 +4,15 @@
  * screen. tmux runs through Bun.spawn, never spawnSync, so a gateway in this test's process keeps serving
  * while we wait. CI is unset in the pane, or Ink draws nothing until exit.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tempDir } from "../helpers/temp.ts";
 
 export const hasTmux = Bun.which("tmux") !== null;
 export const ROOT = join(import.meta.dir, "../..");
 
 export class Tmux {
-  private readonly dir = mkdtempSync(join(tmpdir(), "tui-tmux-"));
+  private readonly dir = tempDir("tui-tmux-");
   readonly socket = join(this.dir, "tmux.sock");
   /** The server's settings: OSC 52 from a pane sets a tmux buffer (what a terminal's clipboard gets). */
   private readonly config = join(this.dir, "tmux.conf");
