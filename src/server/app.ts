@@ -15,7 +15,7 @@ import type { Gateway } from "./gateway.ts";
 import { ApiError } from "./http/errors.ts";
 import { openApiRoute } from "./http/openapi.ts";
 import { plumbing } from "./http/plumbing.ts";
-import { resolvePrincipal } from "./http/principal.ts";
+import { meView, resolvePrincipal } from "./http/principal.ts";
 import { landingPage, landingScript } from "./landing.ts";
 import { type Readiness, readiness } from "./readiness.ts";
 import { apiPrincipal, resourceRoutes } from "./resources/routes.ts";
@@ -49,24 +49,9 @@ export function buildPublicApp(gateway: Gateway, options: PublicAppOptions = {})
       .use(authRoutes(gateway))
       .use(consentRoutes(gateway))
       .use(resourceRoutes(gateway))
-      .get(
-        "/v1/me",
-        async ({ request }) => {
-          const shape = (p: {
-            userId: string;
-            clientId: string | undefined;
-            appId: string;
-            via: string;
-          }) => ({
-            userId: p.userId,
-            clientId: p.clientId ?? null,
-            appId: p.appId,
-            via: p.via,
-          });
-          return shape(await resolvePrincipal(gateway, request));
-        },
-        { detail: docs.me },
-      )
+      .get("/v1/me", async ({ request }) => meView(await resolvePrincipal(gateway, request)), {
+        detail: docs.me,
+      })
       // The caller's own data, everything this service holds about them (apps included): one document.
       .get(
         "/v1/me/export",

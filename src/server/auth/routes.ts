@@ -21,7 +21,7 @@ import { clearSessionCookies, writeSessionCookie } from "./cookies.ts";
 import { idTokenRefusal } from "./id-token.ts";
 import { authDocs as docs } from "./responses.ts";
 import { endMessage } from "./session-end.ts";
-import { SessionService } from "./sessions.ts";
+import { SessionService, signedInView } from "./sessions.ts";
 
 const Str = (max: number) => t.String({ minLength: 1, maxLength: max });
 
@@ -54,7 +54,7 @@ export function authRoutes(gateway: Gateway) {
         noteCredential(request, "cookie", found.row.clientId);
         checkOrigin(apps, request, apps.appFor(found.row.clientId).id);
         gateway.store.touch(found.row);
-        return { authenticated: true, user_id: found.row.userId };
+        return signedInView(found.row.userId);
       },
       { detail: docs.session },
     )

@@ -26,6 +26,11 @@ import { isLive, type SessionRow, type SessionStore } from "./session-store.ts";
  * Expiry leeway: an access token counts as expired 30 s before the provider says (clock skew), or at
  * half its lifetime for tokens shorter than a minute (else a 20 s token would be born expired).
  */
+/** What `GET /auth/session` answers for a live session (the route and the fast path send the same). */
+export function signedInView(userId: string) {
+  return { authenticated: true as const, user_id: userId };
+}
+
 export const EXPIRY_LEEWAY_MS = 30_000;
 
 export function accessExpiry(expiresInSeconds: number, now = Date.now()): number {

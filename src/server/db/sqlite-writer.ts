@@ -214,7 +214,6 @@ export class BatchWriter {
   }
 }
 
-/** SQLite's "another connection holds the lock" (SQLITE_BUSY and its extended codes). */
 /**
  * After an erase: the log copied into the file and truncated, so it no longer holds what was erased.
  * The background checkpointer (sqlite-checkpointer.ts) may hold the checkpoint lock for a few
@@ -230,6 +229,7 @@ function truncateLog(db: Database): void {
   }
 }
 
+/** SQLite's "another connection holds the lock" (SQLITE_BUSY and its extended codes). */
 export function isBusy(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
   return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));

@@ -19,6 +19,7 @@
  * these routes, and about a sixth of a join's (see the README's performance section).
  */
 
+import { signedInView } from "../auth/sessions.ts";
 import type { Gateway } from "../gateway.ts";
 import { callerRosterAccessWith, canReadWith } from "../resources/access.ts";
 import {
@@ -32,7 +33,7 @@ import {
 import { errorBody } from "./errors.ts";
 import { checkOrigin } from "./origin.ts";
 import { corsHeaders, headerBytes, MAX_HEADER_BYTES, refusalFor } from "./plumbing.ts";
-import { cachedPrincipal } from "./principal.ts";
+import { cachedPrincipal, meView } from "./principal.ts";
 import { type RequestFacts, requestFacts } from "./request-context.ts";
 
 type Answer = Response | Promise<Response> | undefined;
@@ -87,12 +88,11 @@ export function fastPath(gateway: Gateway): (request: Request, facts?: RequestFa
   /**
    * Answers as sent, by the cached rows they show: rendered once (a browse page's twenty dates as ISO
    * strings cost more than the rest of the request), forgotten with the rows (a change replaces them).
-   * A resource's answer is the same for every caller who may read it.
+   * A resource's answer is the same for every caller who may read it. Each cached row or rows array
+   * is one answer's, so one map holds them all.
    */
-  const views = new WeakMap<object, string>();
-  const rosters = new WeakMap<object, string>();
-  const pages = new WeakMap<object, string>();
-  const rendered = (texts: WeakMap<object, string>, rows: object, view: () => unknown): string => {
+  const texts = new WeakMap<object, string>();
+  const rendered = (rows: object, view: () => unknown): string => {
     let text = texts.get(rows);
     if (text === undefined) {
       text = JSON.stringify(view());
@@ -142,14 +142,13 @@ export function fastPath(gateway: Gateway): (request: Request, facts?: RequestFa
     facts.credential = "cookie";
     facts.clientId = hit.row.clientId;
     store.touch(hit.row);
-    return json(request, facts, SESSION, { authenticated: true, user_id: hit.row.userId });
+    return json(request, facts, SESSION, signedInView(hit.row.userId));
   };
 
   const me = (request: Request, facts: RequestFacts): Answer => {
     const p = cachedPrincipal(gateway, request);
     if (!p) return undefined;
-    const body = { userId: p.userId, clientId: p.clientId ?? null, appId: p.appId, via: p.via };
-    return json(request, facts, ME, body);
+    return json(request, facts, ME, meView(p));
   };
 
   /** GET /v1/resources/:id and /:id/members; the budget is counted last, once nothing can fall back. */
@@ -164,10 +163,10 @@ export function fastPath(gateway: Gateway): (request: Request, facts?: RequestFa
       const access = callerRosterAccessWith(row, membership, p.appId);
       const members = access === "allowed" ? resources.peekMembers(id) : undefined;
       if (members === undefined) return undefined;
-      text = rendered(rosters, members, () => rosterView(members));
+      text = rendered(members, () => rosterView(members));
     } else {
       if (!canReadWith(row, membership, p.appId)) return undefined;
-      text = rendered(views, row, () => resourceView(row, true));
+      text = rendered(row, () => resourceView(row, true));
     }
     if (!budgets.takeNow(p.appId, p.clientId, p.userId)) return undefined;
     return jsonText(request, facts, roster ? ROSTER : RESOURCE, text);
@@ -192,7 +191,7 @@ export function fastPath(gateway: Gateway): (request: Request, facts?: RequestFa
       request,
       facts,
       BROWSE,
-      rendered(pages, rows, () => browsePageView(rows, asked.limit)),
+      rendered(rows, () => browsePageView(rows, asked.limit)),
     );
   };
 

@@ -25,6 +25,11 @@ export interface Principal {
   sessionId?: string;
 }
 
+/** What `GET /v1/me` answers (the route and the fast path send the same). */
+export function meView(p: Principal) {
+  return { userId: p.userId, clientId: p.clientId ?? null, appId: p.appId, via: p.via };
+}
+
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** Resolves the caller or throws 401/403/502. Returns synchronously when everything is cached. */

@@ -231,7 +231,7 @@ export class ResourceStore {
    */
   async browse(query: BrowseQuery): Promise<BrowseRow[]> {
     const usable = this.cache.usable(undefined);
-    const key = usable ? JSON.stringify(query) : "";
+    const key = usable ? pageKey(query) : "";
     const cached = usable ? this.cache.pages.get(key) : undefined;
     if (cached) return cached;
     const generation = this.cache.generation;
@@ -242,7 +242,7 @@ export class ResourceStore {
 
   /** `browse` from memory alone: undefined when the cache cannot answer (then ask browse). */
   peekBrowse(query: BrowseQuery): BrowseRow[] | undefined {
-    return this.cache.usable(undefined) ? this.cache.pages.get(JSON.stringify(query)) : undefined;
+    return this.cache.usable(undefined) ? this.cache.pages.get(pageKey(query)) : undefined;
   }
 
   // ---- writes: inside the caller's transaction, not waited for (`tx.write`); caches are evicted once it commits ----
@@ -344,6 +344,11 @@ export class ResourceStore {
     tx.write("DELETE FROM members WHERE resource_id = $1 AND user_id = $2", [resourceId, userId]);
     this.evictMember(tx, resourceId, userId);
   }
+}
+
+/** A cached browse page's key: the whole query. */
+function pageKey(query: BrowseQuery): string {
+  return JSON.stringify(query);
 }
 
 function withMembership(resource: ResourceRow, membership: MemberRow | undefined): ResourceWithMembership {
