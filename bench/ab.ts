@@ -14,10 +14,18 @@
 import { Database } from "bun:sqlite";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startDevIdp } from "../src/devidp/index.ts";
 import { freePort } from "../tests/helpers/stack.ts";
 import { tempDir } from "../tests/helpers/temp.ts";
-import { cpuMs, median, pinned, printTable, signInMany } from "./kit.ts";
+import {
+  BENCH_APP,
+  BENCH_CLIENT,
+  benchProvider,
+  cpuMs,
+  median,
+  pinned,
+  printTable,
+  signInMany,
+} from "./kit.ts";
 import { seedResources } from "./seed-resources.ts";
 import { runWrk } from "./wrk.ts";
 
@@ -32,7 +40,7 @@ const ROUNDS = Number(process.env.AB_ROUNDS ?? 5);
 const SECONDS = Number(process.env.AB_SECONDS ?? 3);
 const root = join(import.meta.dir, "..");
 const dir = tempDir("sg-ab-");
-const APP = "bench";
+const APP = BENCH_APP;
 const secret = "bench-session-secret-0123456789abcdef";
 
 const dbPath = join(dir, "gateway.db");
@@ -48,21 +56,7 @@ const pairs = [...new Map(seeded.sampleMemberships.map((m) => [m.userId, m.resou
   200,
 );
 const signerUrl = `http://127.0.0.1:${freePort()}`;
-const redirectUri = `${signerUrl}/callback`;
-const idp = await startDevIdp({
-  clients: [{ clientId: "bench-web", redirectUris: [redirectUri] }],
-  consentUrl: `${signerUrl}/auth/consent`,
-  adminApiKey: "ab-admin-key",
-  quiet: true,
-});
-const appsFile = join(dir, "apps.json");
-const types = { album: { visibility: "discoverable" }, team: { visibility: "members" } };
-writeFileSync(
-  appsFile,
-  JSON.stringify({
-    apps: [{ id: APP, clients: [{ clientId: "bench-web", redirectUris: [redirectUri] }], types }],
-  }),
-);
+const { idp, redirectUri, appsFile } = await benchProvider(dir, signerUrl, "ab-admin-key");
 
 interface Server {
   name: string;
@@ -127,7 +121,7 @@ const signer = await start(
 );
 const signed = await signInMany(
   { url: signerUrl, idp, redirectUri },
-  "bench-web",
+  BENCH_CLIENT,
   secret,
   pairs.map(([u]) => u),
 );

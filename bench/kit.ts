@@ -1,9 +1,33 @@
 /** Pieces both benchmarks use: pinning, process memory, medians, signed-in users, the printed table. */
-import { readFileSync } from "node:fs";
-import type { DevIdp } from "../src/devidp/index.ts";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type DevIdp, startDevIdp } from "../src/devidp/index.ts";
 import { keyringFrom } from "../src/server/auth/keyring.ts";
 import { CookieSealer } from "../src/server/auth/seal.ts";
 import { signIn } from "../tests/helpers/stack.ts";
+
+/** The benchmarks' app and its web client. */
+export const BENCH_APP = "bench";
+export const BENCH_CLIENT = "bench-web";
+
+/**
+ * The development provider (in this process) for a gateway at `gatewayUrl`, and the apps file (in
+ * `dir`) registering the bench app: discoverable albums, members-only teams.
+ */
+export async function benchProvider(dir: string, gatewayUrl: string, adminApiKey: string) {
+  const redirectUri = `${gatewayUrl}/callback`;
+  const idp = await startDevIdp({
+    clients: [{ clientId: BENCH_CLIENT, redirectUris: [redirectUri] }],
+    consentUrl: `${gatewayUrl}/auth/consent`,
+    adminApiKey,
+    quiet: true,
+  });
+  const appsFile = join(dir, "apps.json");
+  const types = { album: { visibility: "discoverable" }, team: { visibility: "members" } };
+  const clients = [{ clientId: BENCH_CLIENT, redirectUris: [redirectUri] }];
+  writeFileSync(appsFile, JSON.stringify({ apps: [{ id: BENCH_APP, clients, types }] }));
+  return { idp, redirectUri, appsFile };
+}
 
 export const pinned = (command: string[], cpu: string) =>
   Bun.which("taskset") ? ["taskset", "-c", cpu, ...command] : command;

@@ -10,11 +10,20 @@
 import { Database } from "bun:sqlite";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startDevIdp } from "../src/devidp/index.ts";
 import { encodeCursor } from "../src/server/resources/views.ts";
 import { freePort } from "../tests/helpers/stack.ts";
 import { tempDir } from "../tests/helpers/temp.ts";
-import { cpuMs, median, pinned, printTable, rssMiB, signInMany } from "./kit.ts";
+import {
+  BENCH_APP,
+  BENCH_CLIENT,
+  benchProvider,
+  cpuMs,
+  median,
+  pinned,
+  printTable,
+  rssMiB,
+  signInMany,
+} from "./kit.ts";
 import { seedResources } from "./seed-resources.ts";
 import { ensureWrk, runWrk, type WrkResult } from "./wrk.ts";
 
@@ -25,7 +34,7 @@ const ONLY = process.env.BENCH_ONLY;
 const SERVER_CPU = "1";
 const LOAD_CPU = "0";
 const root = join(import.meta.dir, "..");
-const APP = "bench";
+const APP = BENCH_APP;
 /** Signed-in users: USERS bearer tokens (and resources they are members of), the first SESSIONS cookies. */
 const USERS = 200;
 const SESSIONS = 50;
@@ -65,22 +74,8 @@ raw.close();
 // 2. The identity provider (in this process, idle during runs: validations are cached) and the servers.
 const gatewayPort = freePort();
 const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-const redirectUri = `${gatewayUrl}/callback`;
 const adminApiKey = "bench-admin-key";
-const idp = await startDevIdp({
-  clients: [{ clientId: "bench-web", redirectUris: [redirectUri] }],
-  consentUrl: `${gatewayUrl}/auth/consent`,
-  adminApiKey,
-  quiet: true,
-});
-const appsFile = join(dir, "apps.json");
-const types = { album: { visibility: "discoverable" }, team: { visibility: "members" } };
-writeFileSync(
-  appsFile,
-  JSON.stringify({
-    apps: [{ id: APP, clients: [{ clientId: "bench-web", redirectUris: [redirectUri] }], types }],
-  }),
-);
+const { idp, redirectUri, appsFile } = await benchProvider(dir, gatewayUrl, adminApiKey);
 const sessionSecret = "bench-session-secret-0123456789abcdef";
 
 async function startServer(command: string[], env: Record<string, string>, url: string) {
@@ -142,7 +137,7 @@ process.on("exit", () => {
 // /v1/me and on the read of their resource; the 200 join and leave one public resource.
 const signedIn = await signInMany(
   { url: gatewayUrl, idp, redirectUri },
-  "bench-web",
+  BENCH_CLIENT,
   sessionSecret,
   pairs.map(([user]) => user),
 );
