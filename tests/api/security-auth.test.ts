@@ -158,6 +158,47 @@ describe("/auth/authorize forwards only what it checked", () => {
     expect(location.searchParams.getAll("redirect_uri")).toEqual([stack.redirectUri]);
     expect(location.searchParams.get("code_challenge")).toBe(params.get("code_challenge"));
   });
+
+  test("a request object, response_mode or any parameter off the allow-list is 400 and never reaches the provider", async () => {
+    const evil = new URLSearchParams({ redirect_uri: "https://evil.example/cb" }).toString();
+    const refused: Array<[string, string, RegExp]> = [
+      ["request", `eyJhbGciOiJub25lIn0.${btoa(JSON.stringify({ redirect_uri: evil }))}.`, /request object/],
+      ["request_uri", "https://evil.example/request.jwt", /request object/],
+      ["response_mode", "form_post", /query/],
+      ["registration", "{}", /forwards/],
+      ["claims", '{"id_token":{"email":null}}', /forwards/],
+      ["foo", "bar", /forwards/],
+    ];
+    for (const [name, value, why] of refused) {
+      const params = await base();
+      params.set(name, value);
+      const res = await authorize(params);
+      expect(res.status).toBe(400);
+      expect(res.headers.get("location")).toBeNull();
+      const body = (await res.json()) as { code: string; error: string };
+      expect(body.code).toBe("invalid_request");
+      expect(body.error).toContain(name);
+      expect(body.error).toMatch(why);
+    }
+  });
+
+  test("the OpenID parameters on the allow-list are forwarded as given", async () => {
+    const extra = {
+      prompt: "login",
+      max_age: "300",
+      login_hint: "alice",
+      ui_locales: "fr",
+      acr_values: "urn:acr:pwd",
+      display: "page",
+      audience: "https://api.example",
+    };
+    const params = await base();
+    for (const [name, value] of Object.entries(extra)) params.set(name, value);
+    const res = await authorize(params);
+    expect(res.status).toBe(302);
+    const location = new URL(res.headers.get("location")!);
+    for (const [name, value] of Object.entries(extra)) expect(location.searchParams.get(name)).toBe(value);
+  });
 });
 
 describe("the CSRF guard is where the route is", () => {

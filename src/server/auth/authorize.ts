@@ -1,5 +1,9 @@
 /**
  * What `/auth/authorize` forwards to the provider: Authorization Code with PKCE (S256), nothing else.
+ * Only the parameters in FORWARDED pass; any other is refused, never dropped in silence. A request
+ * object (`request`, `request_uri`) would let the provider read a `redirect_uri`, response type or PKCE
+ * method the gateway never checked, `response_mode` would change how the code travels back, and
+ * `registration`/`claims`/unknown names ask for things the gateway does not pass on to anyone.
  * A parameter given twice is refused (RFC 6749 §3.1: parameters MUST NOT repeat), since the gateway and
  * the provider could each read a different copy (Hydra reads the first). With an apps file the client
  * and its redirect URI are required and checked; the query forwarded is rebuilt from the checked values.
@@ -15,6 +19,34 @@ export interface AuthorizeCheckOptions {
   development?: boolean;
 }
 
+/** OAuth 2.0 and OpenID Connect authorization parameters that cannot undo the checks below. */
+const FORWARDED: ReadonlySet<string> = new Set([
+  "response_type",
+  "client_id",
+  "redirect_uri",
+  "scope",
+  "state",
+  "code_challenge",
+  "code_challenge_method",
+  "nonce",
+  "prompt",
+  "max_age",
+  "login_hint",
+  "ui_locales",
+  "claims_locales",
+  "acr_values",
+  "display",
+  "id_token_hint",
+  "audience",
+]);
+
+/** Refused with their own reason: each could override what the gateway checked or how the code returns. */
+const OVERRIDING: Readonly<Record<string, string>> = {
+  request: "is not accepted: a request object could override the checked redirect_uri, response type and PKCE",
+  request_uri: "is not accepted: a request object could override the checked redirect_uri, response type and PKCE",
+  response_mode: "is not accepted: the code always returns in the redirect URI's query",
+};
+
 export function checkedAuthorizeQuery(
   apps: AppRegistry,
   params: URLSearchParams,
@@ -22,6 +54,11 @@ export function checkedAuthorizeQuery(
 ): Map<string, string> {
   const query = new Map<string, string>();
   for (const [name, value] of params) {
+    if (!FORWARDED.has(name))
+      throw errors.invalidRequest(
+        name.slice(0, 64),
+        OVERRIDING[name] ?? `is not a parameter /auth/authorize forwards (${[...FORWARDED].join(", ")})`,
+      );
     if (query.has(name)) throw errors.invalidRequest(name, "must not be given more than once");
     query.set(name, value);
   }
