@@ -61,7 +61,7 @@ export const authDocs = {
     responses: {
       302: redirect("To the provider's authorization endpoint."),
       400: PAGE(
-        "The request is invalid (an unregistered redirect URI names it, and in development the registered ones).",
+        "The request is invalid: a parameter off the allow-list (`request`, `request_uri`, `response_mode`, `registration`, `claims`, an unknown name) or given twice, no S256 challenge, or an unregistered redirect URI (named, and in development the registered ones).",
       ),
       502: PAGE("The provider could not be reached."),
       503: PAGE("No provider is configured."),
