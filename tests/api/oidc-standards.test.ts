@@ -194,6 +194,32 @@ describe("ID tokens", () => {
     expect((await signIn(gw)).status).toBe(200);
     expect(fake.seen.get("/jwks")!.length).toBe(fetched + 1);
   });
+
+  test("a key rotated within a second of the last key-set fetch: the first sign-in is accepted (the rest of the cooldown is waited out)", async () => {
+    const gw = await gateway();
+    expect((await signIn(gw)).status).toBe(200); // the key set was just fetched
+    const fetched = fake.seen.get("/jwks")!.length;
+    await fake.rotateKey();
+    const res = await signIn(gw);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ authenticated: true, user_id: "fake-user" });
+    expect(fake.seen.get("/jwks")!.length).toBe(fetched + 1);
+  });
+
+  test("a kid the provider never published is refused after one more fetch of the key set, and no session starts", async () => {
+    const gw = await gateway();
+    expect((await signIn(gw)).status).toBe(200);
+    const fetched = fake.seen.get("/jwks")!.length;
+    const sessions = await gw.gateway.store.countLive();
+    await fake.rotateKey();
+    fake.settings.hideSigningKey = true;
+    const res = await signIn(gw);
+    expect(res.status).toBe(502);
+    expect(await res.json()).toMatchObject({ code: "id_token_invalid" });
+    expect(res.headers.getSetCookie()).toEqual([]);
+    expect(fake.seen.get("/jwks")!.length).toBe(fetched + 1);
+    expect(await gw.gateway.store.countLive()).toBe(sessions);
+  });
 });
 
 describe("failures keep their reason", () => {

@@ -29,6 +29,10 @@ export interface FakeOidcSettings {
   idTokenAlg: "RS256" | "HS256" | "none";
   idTokenSecret?: string;
   idTokenClaims: JWTPayload;
+  /** The key set leaves out the key that signs (a `kid` the provider never published). */
+  hideSigningKey?: boolean;
+  /** The ID token carries no `exp`. */
+  idTokenWithoutExp?: boolean;
   introspection: Record<string, unknown>;
   userinfo: Record<string, unknown>;
 }
@@ -76,7 +80,7 @@ export async function startFakeOidc(port = 0): Promise<FakeOidc> {
             ? Response.json({ issuer: base, ...settings.authorizationServer })
             : new Response("not found", { status: 404 });
         case "/jwks":
-          return Response.json({ keys: keys.map((k) => k.jwk) });
+          return Response.json({ keys: keys.slice(settings.hideSigningKey ? 1 : 0).map((k) => k.jwk) });
         case "/token":
           return Response.json({
             access_token: `at-${crypto.randomUUID()}`,
@@ -111,7 +115,8 @@ export async function startFakeOidc(port = 0): Promise<FakeOidc> {
   };
   const idToken = async (base: string, clientId: string) => {
     const claims = { aud: clientId, ...settings.idTokenClaims };
-    const jwt = new SignJWT(claims).setIssuer(base).setIssuedAt().setExpirationTime("10m");
+    const jwt = new SignJWT(claims).setIssuer(base).setIssuedAt();
+    if (!settings.idTokenWithoutExp) jwt.setExpirationTime("10m");
     if (settings.idTokenAlg === "none") {
       const encode = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
       const now = Math.floor(Date.now() / 1000);

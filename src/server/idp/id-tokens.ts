@@ -2,8 +2,11 @@
  * ID token signatures (OpenID Connect Core 3.1.3.7 and 10.1):
  *
  * - Asymmetric algorithms (RS*, PS*, ES*, EdDSA) verify against the provider's JWKS. On a `kid` the
- *   cached set does not know (the provider rotated its key), the set is fetched again at once, at most
- *   once a second, so a rotation is never refused for long. The JWKS URL may redirect within its origin.
+ *   cached set does not know (the provider rotated its key), the set is fetched again, at most once a
+ *   second: a token arriving inside that cooldown waits out its rest (under a second), and the set is
+ *   fetched and the token verified once more before it is refused, so a rotation is never refused, and
+ *   unknown `kid`s cannot make the gateway fetch more than once a second. The JWKS URL may redirect
+ *   within its origin.
  * - HMAC (HS256/384/512) ID tokens are signed with the client secret: accepted for confidential clients
  *   only, verified with their secret. `none` is never accepted.
  *
@@ -15,8 +18,10 @@ import {
   customFetch,
   decodeProtectedHeader,
   errors,
+  type JWKSCacheInput,
   type JWTPayload,
   type JWTVerifyGetKey,
+  jwksCache,
   jwtVerify,
 } from "jose";
 import { IdpUnavailable } from "./provider-fetch.ts";
@@ -25,6 +30,14 @@ export class IdTokenInvalid extends Error {}
 
 const ASYMMETRIC = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"];
 const HMAC = ["HS256", "HS384", "HS512"];
+/** The least time between two fetches of one key set. */
+const COOLDOWN_MS = 1000;
+
+interface KeySet {
+  getKey: JWTVerifyGetKey;
+  /** Filled by jose: `uat` is when the set was last fetched. */
+  fetched: { uat?: number };
+}
 
 export interface VerifyOptions {
   issuer: string;
@@ -35,7 +48,7 @@ export interface VerifyOptions {
 }
 
 export class IdTokenVerifier {
-  private readonly sets = new Map<string, JWTVerifyGetKey>();
+  private readonly sets = new Map<string, KeySet>();
 
   constructor(private readonly timeoutMs: number) {}
 
@@ -53,7 +66,7 @@ export class IdTokenVerifier {
     try {
       const { payload } = hmac
         ? await jwtVerify(idToken, new TextEncoder().encode(options.clientSecret), this.claims(options, HMAC))
-        : await jwtVerify(idToken, this.keySet(options.jwksUri!), this.claims(options, ASYMMETRIC));
+        : await this.verifyWithKeySet(idToken, options.jwksUri!, this.claims(options, ASYMMETRIC));
       return payload;
     } catch (error) {
       if (error instanceof IdpUnavailable) throw error;
@@ -68,14 +81,30 @@ export class IdTokenVerifier {
     return { issuer: options.issuer, audience: options.clientId, clockTolerance: 30, algorithms };
   }
 
-  private keySet(uri: string): JWTVerifyGetKey {
+  /** A `kid` the set does not know, inside the fetch cooldown: wait out its rest, then once more. */
+  private async verifyWithKeySet(idToken: string, uri: string, claims: ReturnType<typeof this.claims>) {
+    const set = this.keySet(uri);
+    try {
+      return await jwtVerify(idToken, set.getKey, claims);
+    } catch (error) {
+      if (!(error instanceof errors.JWKSNoMatchingKey)) throw error;
+      const rest = (set.fetched.uat ?? 0) + COOLDOWN_MS - Date.now();
+      if (rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
+      return await jwtVerify(idToken, set.getKey, claims);
+    }
+  }
+
+  private keySet(uri: string): KeySet {
     let set = this.sets.get(uri);
     if (!set) {
-      set = createRemoteJWKSet(new URL(uri), {
-        cooldownDuration: 1000,
+      const fetched: KeySet["fetched"] = {};
+      const getKey = createRemoteJWKSet(new URL(uri), {
+        cooldownDuration: COOLDOWN_MS,
         timeoutDuration: this.timeoutMs,
         [customFetch]: sameOriginFetch,
+        [jwksCache]: fetched as JWKSCacheInput,
       });
+      set = { getKey, fetched };
       this.sets.set(uri, set);
     }
     return set;
