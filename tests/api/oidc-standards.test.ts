@@ -222,6 +222,61 @@ describe("ID tokens", () => {
   });
 });
 
+describe("the ID token and the access token name one user", () => {
+  const started = async (gw: RunningGateway) => gw.gateway.store.countLive();
+
+  test("an ID token without exp is 502 id_token_invalid: no cookie, no session, the cause logged", async () => {
+    fake.settings.idTokenWithoutExp = true;
+    const gw = await gateway();
+    const res = await signIn(gw);
+    expect(res.status).toBe(502);
+    expect(await res.json()).toMatchObject({ code: "id_token_invalid" });
+    expect(res.headers.getSetCookie()).toEqual([]);
+    expect(await started(gw)).toBe(0);
+    expect(logs.some((l) => l.includes("an ID token did not verify") && l.includes("exp"))).toBe(true);
+  });
+
+  test("userinfo naming another subject than the ID token is 502 id_token_invalid and starts no session", async () => {
+    fake.settings.userinfo = { sub: "someone-else" };
+    const gw = await gateway();
+    const res = await signIn(gw);
+    expect(res.status).toBe(502);
+    expect(await res.json()).toMatchObject({ code: "id_token_invalid" });
+    expect(res.headers.getSetCookie()).toEqual([]);
+    expect(await started(gw)).toBe(0);
+    expect(fake.seen.get("/userinfo")?.length).toBe(1);
+    expect(logs.some((l) => l.includes("the ID token's subject is not the access token's"))).toBe(true);
+  });
+
+  test("introspection naming another subject is refused; Hydra's pairwise obfuscated_subject is the same user", async () => {
+    const env = { IDP_INTROSPECTION_CLIENT_ID: "rs", IDP_INTROSPECTION_CLIENT_SECRET: "rs-secret" };
+    fake.settings.introspection = { active: true, sub: "someone-else", client_id: "fake-web" };
+    const gw = await gateway(env);
+    const refused = await signIn(gw);
+    expect(refused.status).toBe(502);
+    expect(await refused.json()).toMatchObject({ code: "id_token_invalid" });
+    expect(await started(gw)).toBe(0);
+    fake.settings.introspection = {
+      active: true,
+      sub: "real-subject",
+      obfuscated_subject: "fake-user",
+      client_id: "fake-web",
+    };
+    const pairwise = await signIn(gw);
+    expect(pairwise.status).toBe(200);
+    expect(await pairwise.json()).toMatchObject({ user_id: "fake-user" });
+    expect(await started(gw)).toBe(1);
+  });
+
+  test("the same subject on both signs in, with one userinfo call", async () => {
+    const gw = await gateway();
+    const res = await signIn(gw);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ user_id: "fake-user" });
+    expect(fake.seen.get("/userinfo")?.length).toBe(1);
+  });
+});
+
 describe("failures keep their reason", () => {
   test("an unreachable provider is 502 idp_unavailable, and the log says why", async () => {
     const gw = await gateway();

@@ -41,9 +41,11 @@ const FORWARDED: ReadonlySet<string> = new Set([
 ]);
 
 /** Refused with their own reason: each could override what the gateway checked or how the code returns. */
+const REQUEST_OBJECT =
+  "is not accepted: a request object could override the checked redirect_uri, response type and PKCE";
 const OVERRIDING: Readonly<Record<string, string>> = {
-  request: "is not accepted: a request object could override the checked redirect_uri, response type and PKCE",
-  request_uri: "is not accepted: a request object could override the checked redirect_uri, response type and PKCE",
+  request: REQUEST_OBJECT,
+  request_uri: REQUEST_OBJECT,
   response_mode: "is not accepted: the code always returns in the redirect URI's query",
 };
 

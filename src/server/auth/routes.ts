@@ -4,7 +4,6 @@
  * answer. Tokens never appear in a body.
  */
 import { Elysia, t } from "elysia";
-import type { JWTPayload } from "jose";
 import { requireClient } from "../apps/clients.ts";
 import type { Gateway } from "../gateway.ts";
 import { requireCsrfOnPost } from "../http/csrf.ts";
@@ -12,22 +11,27 @@ import { ApiError, errors } from "../http/errors.ts";
 import { checkOrigin } from "../http/origin.ts";
 import { noteCredential } from "../http/request-context.ts";
 import { idp } from "../idp/call.ts";
-import type { TokenSet } from "../idp/hydra.ts";
-import { IdTokenInvalid, IdTokenVerifier } from "../idp/id-tokens.ts";
+import { IdTokenVerifier } from "../idp/id-tokens.ts";
 import { FLOW_TYPES, type FlowType } from "../idp/kratos.ts";
 import { checkedAuthorizeQuery } from "./authorize.ts";
 import { ensureSignInEffects } from "./consent.ts";
 import { clearSessionCookies, writeSessionCookie } from "./cookies.ts";
-import { idTokenRefusal } from "./id-token.ts";
 import { authDocs as docs } from "./responses.ts";
 import { endMessage } from "./session-end.ts";
 import { SessionService, signedInView } from "./sessions.ts";
+import { signInSubject } from "./sign-in-subject.ts";
 
 const Str = (max: number) => t.String({ minLength: 1, maxLength: max });
 
 export function authRoutes(gateway: Gateway) {
   const { sessions, hydra, apps, config } = gateway;
   const cookieName = sessions.cookieName;
+  const signIn = {
+    hydra,
+    tokens: gateway.tokens,
+    verifier: new IdTokenVerifier(config.idpTimeoutMs ?? 5000),
+    log: gateway.log,
+  };
   const maxAgeOf = (expiresAt: number) => Math.max(0, Math.floor((expiresAt - Date.now()) / 1000));
   const requireIssuer = () => {
     if (!hydra.configured) throw errors.noIssuer();
@@ -97,7 +101,7 @@ export function authRoutes(gateway: Gateway) {
             `The identity provider refused the code exchange (${result.error}).`,
           );
         }
-        const userId = await subjectOf(gateway, result.tokens, client, body.nonce);
+        const userId = await signInSubject(signIn, result.tokens, client, body.nonce);
         if (previous) await sessions.end(previous.row.id, "replaced", previous.row.userId);
         const { row, sealed } = await sessions.start(result.tokens, userId, body.client_id);
         writeSessionCookie(
@@ -211,55 +215,4 @@ export function authRoutes(gateway: Gateway) {
 
 async function discover(gateway: Gateway) {
   return idp(() => gateway.hydra.discover());
-}
-
-const verifiers = new WeakMap<Gateway, IdTokenVerifier>();
-
-/**
- * The user id (the provider's `sub`): from the verified ID token when there is one (signature with the
- * provider's keys or the client's secret, issuer, audience, `azp`, and the `nonce` the client sent at
- * authorize), else from the bearer validation path (introspection or userinfo), which also warms the cache.
- */
-async function subjectOf(
-  gateway: Gateway,
-  tokens: TokenSet,
-  client: { clientId: string; clientSecret: string | undefined },
-  nonce: string | undefined,
-): Promise<string> {
-  const discovery = await discover(gateway);
-  if (tokens.idToken) {
-    let verifier = verifiers.get(gateway);
-    if (!verifier) {
-      verifier = new IdTokenVerifier(gateway.config.idpTimeoutMs ?? 5000);
-      verifiers.set(gateway, verifier);
-    }
-    let payload: JWTPayload;
-    try {
-      payload = await idp(() =>
-        verifier.verify(tokens.idToken!, {
-          issuer: discovery.issuer,
-          jwksUri: discovery.jwks_uri,
-          clientId: client.clientId,
-          clientSecret: client.clientSecret,
-        }),
-      );
-    } catch (error) {
-      if (!(error instanceof IdTokenInvalid)) throw error;
-      gateway.log("warn", "an ID token did not verify", { clientId: client.clientId, cause: error.message });
-      throw new ApiError(
-        502,
-        "id_token_invalid",
-        "The identity provider returned an ID token that does not verify.",
-      );
-    }
-    const refusal = idTokenRefusal(payload, client.clientId, nonce);
-    if (refusal) throw new ApiError(400, refusal.code, refusal.message);
-    if (typeof payload.sub === "string" && payload.sub) return payload.sub;
-  } else if (nonce !== undefined) {
-    throw new ApiError(400, "invalid_nonce", "A nonce was sent but the provider returned no ID token.");
-  }
-  const principal = await idp(() => gateway.tokens.validate(tokens.accessToken));
-  if (!principal)
-    throw new ApiError(502, "idp_unavailable", "The identity provider did not accept its own access token.");
-  return principal.userId;
 }

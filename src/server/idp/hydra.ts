@@ -54,7 +54,15 @@ export type ConsentDecision =
 export type Introspection =
   | { active: false }
   /** `sub` is optional in RFC 7662: without it the subject comes from userinfo. */
-  | { active: true; sub: string | undefined; clientId?: string; exp?: number; tokenUse?: string };
+  | {
+      active: true;
+      sub: string | undefined;
+      clientId?: string;
+      exp?: number;
+      tokenUse?: string;
+      /** Hydra's pairwise subject (`obfuscated_subject`): the `sub` of the ID tokens issued with the token. */
+      obfuscatedSubject?: string;
+    };
 
 export interface HydraOptions {
   issuer: string | undefined;
@@ -211,6 +219,10 @@ export class HydraClient {
       clientId: typeof body.client_id === "string" ? body.client_id : undefined,
       exp: typeof body.exp === "number" ? body.exp : undefined,
       tokenUse: typeof body.token_use === "string" ? body.token_use : undefined,
+      obfuscatedSubject:
+        typeof body.obfuscated_subject === "string" && body.obfuscated_subject !== ""
+          ? body.obfuscated_subject
+          : undefined,
     };
   }
 

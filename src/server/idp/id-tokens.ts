@@ -78,7 +78,14 @@ export class IdTokenVerifier {
   }
 
   private claims(options: VerifyOptions, algorithms: string[]) {
-    return { issuer: options.issuer, audience: options.clientId, clockTolerance: 30, algorithms };
+    // OpenID Connect Core 2: `exp` is required; a token without one would never expire.
+    return {
+      issuer: options.issuer,
+      audience: options.clientId,
+      clockTolerance: 30,
+      algorithms,
+      requiredClaims: ["exp"],
+    };
   }
 
   /** A `kid` the set does not know, inside the fetch cooldown: wait out its rest, then once more. */

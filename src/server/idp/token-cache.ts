@@ -15,7 +15,8 @@
  */
 import { sha256 } from "../lib/crypto.ts";
 import { Lru } from "../lib/lru.ts";
-import { type HydraClient, IdpUnavailable } from "./hydra.ts";
+import { accessTokenSubject } from "./access-token-subject.ts";
+import type { HydraClient } from "./hydra.ts";
 
 export interface TokenPrincipal {
   userId: string;
@@ -109,23 +110,8 @@ export class TokenCache {
   }
 
   private async lookup(token: string): Promise<{ principal: TokenPrincipal | null; expiresAt?: number }> {
-    if (this.hydra.introspects) {
-      const result = await this.hydra.introspect(token);
-      if (!result.active) return { principal: null };
-      // `token_use` is Hydra's: a refresh token is not a bearer credential.
-      if (result.tokenUse !== undefined && result.tokenUse !== "access_token") return { principal: null };
-      // RFC 7662 makes `sub` optional: then userinfo names the user, introspection still names the client.
-      const userId = result.sub ?? (await this.hydra.userinfo(token))?.sub;
-      if (userId === undefined)
-        throw new IdpUnavailable("introspection says active but userinfo refuses the token");
-      if (await this.refused(userId)) return { principal: null };
-      return {
-        principal: { userId, clientId: result.clientId },
-        expiresAt: result.exp !== undefined ? result.exp * 1000 : undefined,
-      };
-    }
-    const info = await this.hydra.userinfo(token);
-    if (!info || (await this.refused(info.sub))) return { principal: null };
-    return { principal: { userId: info.sub, clientId: undefined } };
+    const proven = await accessTokenSubject(this.hydra, token);
+    if (!proven || (await this.refused(proven.userId))) return { principal: null };
+    return { principal: { userId: proven.userId, clientId: proven.clientId }, expiresAt: proven.expiresAt };
   }
 }

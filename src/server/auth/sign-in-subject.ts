@@ -1,0 +1,81 @@
+/**
+ * Who signs in: the provider's `sub`, from the code exchange's answer, which the gateway checks before
+ * it trusts any of it (the provider is across an edge):
+ *
+ * - An ID token verifies (signature with the provider's keys or the client's secret, issuer, audience,
+ *   `exp` present and not past) and passes the OpenID checks of id-token.ts (`azp`, the `nonce` sent at
+ *   authorize). One that does not is 502 `id_token_invalid`, its cause in the log.
+ * - Its `sub` must be the subject the access token proves at the provider (introspection, or userinfo),
+ *   when the provider offers either: one bounded call per sign-in. A session names its user from the ID
+ *   token while its tokens act for the access token's subject, so a provider answering with two users
+ *   (a bug, a mix-up) would give this user another's grant: refused as 502 `id_token_invalid`. Hydra's
+ *   pairwise subjects (`obfuscated_subject`) are the ID token's `sub` and count as the same user.
+ * - Without an ID token (or without `sub` in it), the access token's subject, through the bearer cache.
+ */
+import { ApiError } from "../http/errors.ts";
+import { accessTokenSubject } from "../idp/access-token-subject.ts";
+import { idp } from "../idp/call.ts";
+import type { HydraClient, TokenSet } from "../idp/hydra.ts";
+import { IdTokenInvalid, type IdTokenVerifier } from "../idp/id-tokens.ts";
+import type { TokenCache } from "../idp/token-cache.ts";
+import type { Logger } from "../lib/log.ts";
+import { idTokenRefusal } from "./id-token.ts";
+
+export interface SignInSubjectParts {
+  hydra: HydraClient;
+  tokens: TokenCache;
+  verifier: IdTokenVerifier;
+  log: Logger;
+}
+
+export interface SignInClient {
+  clientId: string;
+  clientSecret: string | undefined;
+}
+
+const invalid = (message: string) => new ApiError(502, "id_token_invalid", message);
+
+export async function signInSubject(
+  parts: SignInSubjectParts,
+  tokens: TokenSet,
+  client: SignInClient,
+  nonce: string | undefined,
+): Promise<string> {
+  const { hydra, log } = parts;
+  const discovery = await idp(() => hydra.discover());
+  if (tokens.idToken) {
+    const payload = await idp(() =>
+      parts.verifier.verify(tokens.idToken!, {
+        issuer: discovery.issuer,
+        jwksUri: discovery.jwks_uri,
+        clientId: client.clientId,
+        clientSecret: client.clientSecret,
+      }),
+    ).catch((error: unknown) => {
+      if (!(error instanceof IdTokenInvalid)) throw error;
+      log("warn", "an ID token did not verify", { clientId: client.clientId, cause: error.message });
+      throw invalid("The identity provider returned an ID token that does not verify.");
+    });
+    const refusal = idTokenRefusal(payload, client.clientId, nonce);
+    if (refusal) throw new ApiError(400, refusal.code, refusal.message);
+    const sub = payload.sub;
+    if (typeof sub === "string" && sub) {
+      if (!hydra.introspects && !discovery.userinfo_endpoint) return sub;
+      const proven = await idp(() => accessTokenSubject(hydra, tokens.accessToken));
+      if (!proven) throw notAccepted();
+      if (sub !== proven.userId && sub !== proven.pairwiseSubject) {
+        log("warn", "the ID token's subject is not the access token's", { clientId: client.clientId });
+        throw invalid("The identity provider's ID token names another user than its access token.");
+      }
+      return sub;
+    }
+  } else if (nonce !== undefined) {
+    throw new ApiError(400, "invalid_nonce", "A nonce was sent but the provider returned no ID token.");
+  }
+  const principal = await idp(() => parts.tokens.validate(tokens.accessToken));
+  if (!principal) throw notAccepted();
+  return principal.userId;
+}
+
+const notAccepted = () =>
+  new ApiError(502, "idp_unavailable", "The identity provider did not accept its own access token.");
