@@ -49,6 +49,11 @@ export interface Config {
   sessionLifetimeSeconds: number;
   /** How long a just-rotated refresh token still gets the current session (30 s). Not an environment variable. */
   rotationGraceMs: number;
+  /**
+   * How long the previous refresh token still gets the current session while no request has presented
+   * the current one (a lost refresh answer; 10 minutes). Not an environment variable.
+   */
+  lostAnswerGraceMs: number;
   /** How long a refresh request waits for the provider before answering 502 (5 s; the call goes on). */
   refreshWaitMs: number;
   /** How long the provider's refresh call may run in all (30 s). */
@@ -329,6 +334,7 @@ export function loadConfig(env: Env = process.env): Config {
     accessLog: bool(env, "ACCESS_LOG", true),
     sessionLifetimeSeconds: 30 * 24 * 3600,
     rotationGraceMs: 30_000,
+    lostAnswerGraceMs: 10 * 60_000,
     refreshWaitMs: 5000,
     refreshCallTimeoutMs: 30_000,
     writeWaitMs: 5000,

@@ -113,6 +113,7 @@ export async function createGateway({
     cookieName,
     lifetimeMs: config.sessionLifetimeSeconds * 1000,
     rotationGraceMs: config.rotationGraceMs,
+    lostAnswerGraceMs: config.lostAnswerGraceMs,
     refreshWaitMs: config.refreshWaitMs,
     refreshCallTimeoutMs: config.refreshCallTimeoutMs,
     log,

@@ -2,10 +2,11 @@
  * Refreshing a session without ever tripping Hydra's reuse detection (a reused refresh token revokes
  * the whole grant), across tabs, restarts, a gave-up request and several processes on one database.
  *
- * - What the grace needs lives on the session row, sealed: the current cookie (`current_cookie`) and
- *   when it was rotated. A token of the session that is not the current one, presented within the
- *   grace (30 s) of the last rotation, gets the current session, whichever process answers and even
- *   right after a restart. After the grace it is theft: the caller ends the session (see sessions.ts).
+ * - What the grace needs lives on the session row, sealed where it holds tokens: the current cookie
+ *   (`current_cookie`), the previous token's hash, when it was rotated, and when the current token was
+ *   first presented. Whether a token that is not the current one gets the current session or is theft
+ *   is refresh-grace.ts's rule, answered the same by whichever process, even right after a restart.
+ *   Theft: the caller ends the session (see sessions.ts).
  * - One rotation at a time per session: a process claims the session (`SessionStore.claimRefresh`: a
  *   lock held by its database connection on PostgreSQL, a lease on the row on SQLite), only while the
  *   row still holds the presented token, before calling the provider; a process that finds the claim
@@ -17,6 +18,7 @@
 import type { AppRegistry } from "../apps/registry.ts";
 import { type HydraClient, IdpUnavailable } from "../idp/hydra.ts";
 import { sha256 } from "../lib/crypto.ts";
+import { olderTokenVerdict } from "./refresh-grace.ts";
 import type { CookieSealer, SessionCookie } from "./seal.ts";
 import { isLive, type SessionRow, type SessionStore } from "./session-store.ts";
 
@@ -33,6 +35,8 @@ export interface RefresherOptions {
   hydra: HydraClient;
   apps: AppRegistry;
   graceMs: number;
+  /** How long the previous token gets the current session while the current one was never presented. */
+  lostAnswerMs: number;
   /** How long one request waits for a rotation before answering 502 (the rotation goes on). */
   waitMs: number;
   /** How long the provider call itself may take. */
@@ -59,7 +63,7 @@ export class Refresher {
     for (;;) {
       const row = await store.fresh(sessionId);
       if (!row || !isLive(row)) return { kind: "ended" };
-      if (presented !== row.refreshHash) return this.olderToken(row, cookie);
+      if (presented !== row.refreshHash) return this.olderToken(row, presented, cookie);
       const running = this.inflight.get(row.id);
       if (running) return within(running, deadline);
       const leaseUntil = Date.now() + this.options.callTimeoutMs + 1000;
@@ -78,10 +82,15 @@ export class Refresher {
     }
   }
 
-  /** A token that is no longer the session's current one: the current session inside the grace, else reuse. */
-  private async olderToken(row: SessionRow, cookie: SessionCookie): Promise<RefreshOutcome> {
-    const inGrace = row.rotatedAt !== null && Date.now() - row.rotatedAt < this.options.graceMs;
-    if (!inGrace) return { kind: "reused", row };
+  /** A token that is no longer the session's current one: the current session, or reuse (refresh-grace.ts). */
+  private async olderToken(
+    row: SessionRow,
+    presented: string,
+    cookie: SessionCookie,
+  ): Promise<RefreshOutcome> {
+    const { graceMs, lostAnswerMs } = this.options;
+    if (olderTokenVerdict(row, presented, Date.now(), { graceMs, lostAnswerMs }) === "theft")
+      return { kind: "reused", row };
     const sealed = row.currentCookie ?? undefined;
     const current = sealed ? await this.options.sealer.unseal(sealed) : null;
     if (sealed && current && current.sid === row.id) {

@@ -32,7 +32,7 @@ const COLUMNS = `id, user_id AS "userId", client_id AS "clientId", created_at AS
   ended_at AS "endedAt", end_reason AS "endReason", refresh_hash AS "refreshHash",
   refresh_sealed AS "refreshSealed", previous_refresh_hash AS "previousRefreshHash",
   rotated_at AS "rotatedAt", cookie_key_id AS "cookieKeyId", current_cookie AS "currentCookie",
-  refresh_lease_until AS "refreshLeaseUntil"`;
+  refresh_lease_until AS "refreshLeaseUntil", current_seen_at AS "currentSeenAt"`;
 const BY_ID = `SELECT ${COLUMNS} FROM sessions WHERE id = $1`;
 
 export function isLive(row: SessionRow, now = Date.now()): boolean {
@@ -105,6 +105,7 @@ export class SessionStore {
       cookieKeyId: options.cookieKeyId,
       currentCookie: null,
       refreshLeaseUntil: null,
+      currentSeenAt: null,
     };
     await this.storage.transaction(async (tx) => {
       await tx.run(
@@ -179,7 +180,8 @@ export class SessionStore {
 
   /**
    * Records a refresh: the new token's hash becomes current, the old one is remembered, the new cookie
-   * (sealed) is kept for tabs still holding an older one, and the lease ends.
+   * (sealed) is kept for tabs still holding an older one, and the lease ends. A new token has never been
+   * presented; a provider that kept the token has just seen it presented.
    */
   async rotate(
     id: string,
@@ -192,22 +194,23 @@ export class SessionStore {
     return this.storage.transaction(async (tx) => {
       const current = await tx.get<SessionRow>(BY_ID, [id]);
       if (!current || current.endedAt !== null) return undefined;
+      const rotated = refresh !== undefined && refresh.hash !== current.refreshHash;
       const next = {
         refreshHash: refresh?.hash ?? current.refreshHash,
         refreshSealed: refresh?.sealed ?? current.refreshSealed,
-        previousRefreshHash:
-          refresh && refresh.hash !== current.refreshHash ? current.refreshHash : current.previousRefreshHash,
+        previousRefreshHash: rotated ? current.refreshHash : current.previousRefreshHash,
         rotatedAt: now,
         accessExpiresAt,
         lastSeenAt: now,
         cookieKeyId,
         currentCookie,
         refreshLeaseUntil: null,
+        currentSeenAt: rotated ? null : now,
       };
       await tx.run(
         `UPDATE sessions SET refresh_hash = $2, refresh_sealed = $3, previous_refresh_hash = $4, rotated_at = $5,
            access_expires_at = $6, last_seen_at = $5, cookie_key_id = $7, current_cookie = $8,
-           refresh_lease_until = NULL WHERE id = $1`,
+           refresh_lease_until = NULL, current_seen_at = $9 WHERE id = $1`,
         [
           id,
           next.refreshHash,
@@ -217,6 +220,7 @@ export class SessionStore {
           accessExpiresAt,
           cookieKeyId,
           currentCookie,
+          next.currentSeenAt,
         ],
       );
       appendEvent(tx, {
@@ -229,6 +233,21 @@ export class SessionStore {
       tx.afterCommit(() => this.remember(id, updated));
       return updated;
     });
+  }
+
+  /**
+   * Notes that a request presented the session's current refresh token (once per rotation): from then
+   * on the previous token is theft after the grace (refresh-grace.ts). Written before the request goes
+   * on, so any process's next refresh sees it.
+   */
+  async markCurrentSeen(id: string, refreshHash: string, now = Date.now()): Promise<void> {
+    await this.storage.run(
+      `UPDATE sessions SET current_seen_at = $3
+       WHERE id = $1 AND refresh_hash = $2 AND current_seen_at IS NULL AND ended_at IS NULL`,
+      [id, refreshHash, now],
+    );
+    this.changes++;
+    this.cache.delete(id);
   }
 
   /** Ends a live session (one event, `session.ended` unless named). Returns the row as it was, or undefined. */

@@ -3,14 +3,15 @@
  *
  * Refresh is single-flight per (session, refresh token): concurrent refreshes from several tabs make
  * one provider call and all get its result. Hydra treats a reused refresh token as theft and revokes
- * the whole grant, so a request presenting the token that was *just* rotated (within the 30 s grace)
- * never reaches the provider: it gets the current session (re-sealed from memory when we still have
- * it), and its cookies are never cleared.
+ * the whole grant, so a rotated-away token never reaches the provider: the immediately previous one gets
+ * the current session (within the 30 s grace, or while the current token was never presented, for at
+ * most 10 minutes: a lost answer), and its cookies are never cleared. Resolving a cookie notes the first
+ * request that presents a rotation's new token (refresh-grace.ts keeps the rule).
  *
- * A refresh token of the session presented *after* its grace is theft, as Hydra sees it: a copy of the
- * cookie was refreshed elsewhere (or the copy is refreshing after its owner did). Whoever refreshed
- * first must not keep the session, so the session ends, its grant is revoked at the provider, and a
- * `session.reuse_detected` event tells the operator. The provider's `invalid_grant` also ends a session.
+ * Any other rotated-away token is theft, as Hydra sees it: a copy of the cookie was refreshed elsewhere
+ * (or the copy is refreshing after its owner did). Whoever refreshed first must not keep the session,
+ * so the session ends, its grant is revoked at the provider, and a `session.reuse_detected` event tells
+ * the operator. The provider's `invalid_grant` also ends a session.
  */
 import type { AppRegistry } from "../apps/registry.ts";
 import type { HydraClient, TokenSet } from "../idp/hydra.ts";
@@ -39,6 +40,8 @@ export function accessExpiry(expiresInSeconds: number, now = Date.now()): number
 }
 /** How long a just-rotated refresh token is answered from the rotation result instead of the provider. */
 export const ROTATION_GRACE_MS = 30_000;
+/** How long the previous refresh token still gets the current session while the current one was never presented. */
+export const LOST_ANSWER_GRACE_MS = 10 * 60_000;
 
 export interface ResolvedSession {
   row: SessionRow;
@@ -54,6 +57,8 @@ export interface SessionServiceOptions {
   lifetimeMs: number;
   /** How long a just-rotated refresh token still gets the current session (default 30 s). */
   rotationGraceMs?: number;
+  /** How long a lost refresh answer may be retried with the previous token (default 10 minutes). */
+  lostAnswerGraceMs?: number;
   /** How long a refresh request waits for the provider before answering 502 (default 5 s). */
   refreshWaitMs?: number;
   /** How long the provider's refresh call itself may run, answered or not (default 30 s). */
@@ -75,6 +80,7 @@ export class SessionService {
       hydra: options.hydra,
       apps: options.apps,
       graceMs: options.rotationGraceMs ?? ROTATION_GRACE_MS,
+      lostAnswerMs: options.lostAnswerGraceMs ?? LOST_ANSWER_GRACE_MS,
       waitMs: options.refreshWaitMs ?? 5000,
       callTimeoutMs: options.refreshCallTimeoutMs ?? 30_000,
       accessExpiry: (expiresIn) => accessExpiry(expiresIn),
@@ -106,9 +112,25 @@ export class SessionService {
         unknown = true;
         continue;
       }
-      if (isLive(row)) return { row, cookie };
+      if (!isLive(row)) continue;
+      // The first request presenting a rotation's new token notes it, on the async path.
+      if (this.unseenCurrent(row, cookie)) {
+        unknown = true;
+        continue;
+      }
+      return { row, cookie };
     }
     return unknown ? undefined : null;
+  }
+
+  /** The cookie holds the session's current refresh token, and no request has presented it since its rotation. */
+  private unseenCurrent(row: SessionRow, cookie: SessionCookie): boolean {
+    return (
+      row.currentSeenAt === null &&
+      row.previousRefreshHash !== null &&
+      cookie.rt !== undefined &&
+      sha256(cookie.rt) === row.refreshHash
+    );
   }
 
   async resolve(cookieHeader: string | null): Promise<ResolvedSession | null> {
@@ -120,7 +142,9 @@ export class SessionService {
       const row = await this.options.store.get(cookie.sid);
       if (!row || row.userId !== cookie.uid) continue;
       this.unsealed.set(value, cookie, row.expiresAt);
-      if (isLive(row)) return { row, cookie };
+      if (!isLive(row)) continue;
+      if (this.unseenCurrent(row, cookie)) await this.options.store.markCurrentSeen(row.id, row.refreshHash!);
+      return { row, cookie };
     }
     return null;
   }

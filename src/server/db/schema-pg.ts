@@ -49,6 +49,7 @@ export const sessions = pgTable(
     cookieKeyId: text("cookie_key_id"),
     currentCookie: text("current_cookie"),
     refreshLeaseUntil: ms("refresh_lease_until"),
+    currentSeenAt: ms("current_seen_at"),
   },
   (t) => [index("sessions_user").on(t.userId), index("sessions_live").on(t.endedAt, t.createdAt)],
 );

@@ -40,6 +40,9 @@ export const sessions = sqliteTable(
     currentCookie: text("current_cookie"),
     /** While a process rotates this session at the provider (ms since the epoch): one rotation at a time. */
     refreshLeaseUntil: integer("refresh_lease_until"),
+    /** When a request first presented the current refresh token after its rotation (null: never yet);
+     * until then, and for at most 10 minutes, the previous token is answered with the current cookie. */
+    currentSeenAt: integer("current_seen_at"),
   },
   (t) => [index("sessions_user").on(t.userId), index("sessions_live").on(t.endedAt, t.createdAt)],
 );

@@ -1,0 +1,1 @@
+ALTER TABLE "sessions" ADD COLUMN "current_seen_at" bigint;

@@ -1,0 +1,1 @@
+ALTER TABLE `sessions` ADD `current_seen_at` integer;
