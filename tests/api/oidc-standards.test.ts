@@ -75,6 +75,14 @@ const cookieOf = (res: Response) =>
     .map((c) => c.split(";")[0])
     .join("; ");
 
+/** A sign-in refused as 502 id_token_invalid: no cookie set, no session started. */
+async function expectRefusedSignIn(gw: RunningGateway, res: Response, liveBefore = 0) {
+  expect(res.status).toBe(502);
+  expect(await res.json()).toMatchObject({ code: "id_token_invalid" });
+  expect(res.headers.getSetCookie()).toEqual([]);
+  expect(await gw.gateway.store.countLive()).toBe(liveBefore);
+}
+
 describe("discovery", () => {
   test("a same-origin redirect of the discovery URL (a trailing slash) is followed", async () => {
     fake.settings.redirectDiscoveryTo = "/.well-known/openid-configuration/";
@@ -213,37 +221,23 @@ describe("ID tokens", () => {
     const sessions = await gw.gateway.store.countLive();
     await fake.rotateKey();
     fake.settings.hideSigningKey = true;
-    const res = await signIn(gw);
-    expect(res.status).toBe(502);
-    expect(await res.json()).toMatchObject({ code: "id_token_invalid" });
-    expect(res.headers.getSetCookie()).toEqual([]);
+    await expectRefusedSignIn(gw, await signIn(gw), sessions);
     expect(fake.seen.get("/jwks")!.length).toBe(fetched + 1);
-    expect(await gw.gateway.store.countLive()).toBe(sessions);
   });
 });
 
 describe("the ID token and the access token name one user", () => {
-  const started = async (gw: RunningGateway) => gw.gateway.store.countLive();
-
   test("an ID token without exp is 502 id_token_invalid: no cookie, no session, the cause logged", async () => {
     fake.settings.idTokenWithoutExp = true;
     const gw = await gateway();
-    const res = await signIn(gw);
-    expect(res.status).toBe(502);
-    expect(await res.json()).toMatchObject({ code: "id_token_invalid" });
-    expect(res.headers.getSetCookie()).toEqual([]);
-    expect(await started(gw)).toBe(0);
+    await expectRefusedSignIn(gw, await signIn(gw));
     expect(logs.some((l) => l.includes("an ID token did not verify") && l.includes("exp"))).toBe(true);
   });
 
   test("userinfo naming another subject than the ID token is 502 id_token_invalid and starts no session", async () => {
     fake.settings.userinfo = { sub: "someone-else" };
     const gw = await gateway();
-    const res = await signIn(gw);
-    expect(res.status).toBe(502);
-    expect(await res.json()).toMatchObject({ code: "id_token_invalid" });
-    expect(res.headers.getSetCookie()).toEqual([]);
-    expect(await started(gw)).toBe(0);
+    await expectRefusedSignIn(gw, await signIn(gw));
     expect(fake.seen.get("/userinfo")?.length).toBe(1);
     expect(logs.some((l) => l.includes("the ID token's subject is not the access token's"))).toBe(true);
   });
@@ -252,10 +246,7 @@ describe("the ID token and the access token name one user", () => {
     const env = { IDP_INTROSPECTION_CLIENT_ID: "rs", IDP_INTROSPECTION_CLIENT_SECRET: "rs-secret" };
     fake.settings.introspection = { active: true, sub: "someone-else", client_id: "fake-web" };
     const gw = await gateway(env);
-    const refused = await signIn(gw);
-    expect(refused.status).toBe(502);
-    expect(await refused.json()).toMatchObject({ code: "id_token_invalid" });
-    expect(await started(gw)).toBe(0);
+    await expectRefusedSignIn(gw, await signIn(gw));
     fake.settings.introspection = {
       active: true,
       sub: "real-subject",
@@ -265,7 +256,7 @@ describe("the ID token and the access token name one user", () => {
     const pairwise = await signIn(gw);
     expect(pairwise.status).toBe(200);
     expect(await pairwise.json()).toMatchObject({ user_id: "fake-user" });
-    expect(await started(gw)).toBe(1);
+    expect(await gw.gateway.store.countLive()).toBe(1);
   });
 
   test("the same subject on both signs in, with one userinfo call", async () => {

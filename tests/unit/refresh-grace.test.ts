@@ -15,29 +15,20 @@ const row = (over: Partial<GraceState> = {}): GraceState => ({
   ...over,
 });
 
+const seen = (afterRotation: number) => row({ currentSeenAt: ROTATED + afterRotation });
+const at = (afterRotation: number) => ROTATED + afterRotation;
+
 describe("olderTokenVerdict", () => {
   const cases: Array<[string, GraceState, string, number, "current_session" | "theft"]> = [
-    ["previous, inside the grace", row(), "prev", ROTATED + 1_000, "current_session"],
-    [
-      "previous, inside the grace, current already seen",
-      row({ currentSeenAt: ROTATED + 10 }),
-      "prev",
-      ROTATED + 29_999,
-      "current_session",
-    ],
-    ["previous, after the grace, current never seen", row(), "prev", ROTATED + 30_000, "current_session"],
-    ["previous, just inside the lost-answer window", row(), "prev", ROTATED + 599_999, "current_session"],
-    ["previous, at the end of the lost-answer window", row(), "prev", ROTATED + 600_000, "theft"],
-    [
-      "previous, after the grace, current seen",
-      row({ currentSeenAt: ROTATED + 40_000 }),
-      "prev",
-      ROTATED + 50_000,
-      "theft",
-    ],
-    ["an older token, inside the grace", row(), "older", ROTATED + 1, "theft"],
-    ["an older token, current never seen", row(), "older", ROTATED + 60_000, "theft"],
-    ["never rotated", row({ previousRefreshHash: null, rotatedAt: null }), "prev", ROTATED, "theft"],
+    ["previous, inside the grace", row(), "prev", at(1_000), "current_session"],
+    ["previous, inside the grace, new one seen", seen(10), "prev", at(29_999), "current_session"],
+    ["previous, after the grace, new one never seen", row(), "prev", at(30_000), "current_session"],
+    ["previous, just inside the lost-answer window", row(), "prev", at(599_999), "current_session"],
+    ["previous, at the end of the lost-answer window", row(), "prev", at(600_000), "theft"],
+    ["previous, after the grace, new one seen", seen(40_000), "prev", at(50_000), "theft"],
+    ["an older token, inside the grace", row(), "older", at(1), "theft"],
+    ["an older token, new one never seen", row(), "older", at(60_000), "theft"],
+    ["never rotated", row({ previousRefreshHash: null, rotatedAt: null }), "prev", at(0), "theft"],
   ];
   for (const [name, state, presented, now, verdict] of cases)
     test(`${name}: ${verdict}`, () => {
