@@ -143,10 +143,25 @@ export class SessionService {
       if (!row || row.userId !== cookie.uid) continue;
       this.unsealed.set(value, cookie, row.expiresAt);
       if (!isLive(row)) continue;
-      if (this.unseenCurrent(row, cookie)) await this.options.store.markCurrentSeen(row.id, row.refreshHash!);
+      if (this.unseenCurrent(row, cookie)) await this.noteCurrentSeen(row);
       return { row, cookie };
     }
     return null;
+  }
+
+  /**
+   * Best effort: a database that cannot take writes must not refuse a signed-in read. Left unnoted,
+   * the next request presenting the token notes it again; meanwhile no refresh can rotate either.
+   */
+  private async noteCurrentSeen(row: SessionRow): Promise<void> {
+    try {
+      await this.options.store.markCurrentSeen(row.id, row.refreshHash!);
+    } catch (error) {
+      this.options.log?.("warn", "could not note the session's new refresh token as presented", {
+        session: row.id,
+        error: String(error),
+      });
+    }
   }
 
   /**
