@@ -140,7 +140,7 @@ export const VARIABLES = {
     meaning: "older secrets that still unseal, comma-separated (a rotation)",
   },
   SESSION_KEY_FILE: {
-    default: "session.key beside the database",
+    default: "session.key beside the database (gateway dev: dev-session.key)",
     meaning: "where the sealing keys live when SESSION_SECRET is unset",
   },
   COOKIE_SECURE: {

@@ -237,7 +237,9 @@ describe("key rotation", () => {
 
     printed.length = 0;
     await runKeys(config, { action: "status" }, (line) => printed.push(line));
-    expect(printed.find((line) => line.includes(oldId))).toMatch(/previous +[1-9]\d* live sessions? +unseals only$/);
+    expect(printed.find((line) => line.includes(oldId))).toMatch(
+      /previous +[1-9]\d* live sessions? +unseals only$/,
+    );
 
     // A refresh re-seals the cookie with the new key and records it on the row.
     const refreshed = await bob.browser.fetch(`${stack.url}/auth/refresh`, {

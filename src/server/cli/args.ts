@@ -56,7 +56,10 @@ export function parseCommandArgs(spec: CommandArgs, argv: readonly string[]): Pa
   if (positionals.length > most)
     throw new UsageError(spec.name, `unexpected argument "${positionals[most]}"`);
   if (positionals.length < fewest)
-    throw new UsageError(spec.name, `missing argument: ${spec.usage.split("\n")[0]!.replace(/^Usage: /, "")}`);
+    throw new UsageError(
+      spec.name,
+      `missing argument: ${spec.usage.split("\n")[0]!.replace(/^Usage: /, "")}`,
+    );
   return { values: parsed.values as ParsedArgs["values"], positionals };
 }
 
