@@ -347,9 +347,10 @@ export function isLoopbackHost(host: string): boolean {
 /**
  * `gateway dev`: the same validation, with development defaults under whatever the environment sets
  * (plain-http cookies, the database ./data/dev.db and the key file dev-session.key beside it, apart
- * from gateway serve's; `gateway keys --dev` and `gateway token` read the same), plus DEV_IDP_PORT (default 4444), the development identity provider's port, and DEMO_PORT (default
- * 5173), the demo app's. Development mode signs in anyone who types a name, so HOST and ADMIN_HOST
- * must be loopback: anything else is a ConfigError, never a warning.
+ * from gateway serve's; `gateway keys --dev` and `gateway token` read the same), plus DEV_IDP_PORT
+ * (default 4444), the development identity provider's port, and DEMO_PORT (default 5173), the demo
+ * app's. Development mode signs in anyone who types a name, so HOST and ADMIN_HOST must be loopback:
+ * anything else is a ConfigError, never a warning.
  */
 export function loadDevConfig(defaults: Env = {}): Config & { devIdpPort: number; demoPort: number } {
   const env: Env = { COOKIE_SECURE: "false", DATABASE_PATH: "./data/dev.db", ...defaults };

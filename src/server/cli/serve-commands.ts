@@ -26,7 +26,7 @@ const MIGRATE = {
 Creates or migrates the database (DATABASE_PATH, or DATABASE_URL) and exits.`,
 } as const;
 
-export const KEYS = {
+const KEYS = {
   name: "keys",
   usage: `Usage: gateway keys [status|rotate|prune] [--dev] [--force]
 
@@ -34,8 +34,8 @@ The session sealing keys, read from the key source and the database the gateway 
   status   (default) each key, the live sessions sealed with it, and what every running gateway
            process seals with (processes record it every 30 s)
   rotate   adds a new sealing key to the key file; processes seal with it once restarted
-  prune    removes the previous keys nothing needs; refuses (exit 1) a key a live session or a
-           running process still needs
+  prune    removes the previous keys nothing needs; keeps and names (exit 1) a key a live session,
+           a running process or a deployed client secret still needs
   --force  prune even the keys live sessions need, signing those sessions out (it says how many)
   --dev    the keys and database of gateway dev (DATABASE_PATH ./data/dev.db, key file
            ./data/dev-session.key) instead of gateway serve's`,
@@ -93,7 +93,7 @@ export const SERVE_COMMANDS: Command[] = [
 ];
 
 /** `--workers N`: 1 without it. */
-export function workerCount(raw: string | undefined): number {
+function workerCount(raw: string | undefined): number {
   if (raw === undefined) return 1;
   if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > 256)
     throw new UsageError("serve", `--workers must be a whole number from 1 to 256, got "${raw}"`);
