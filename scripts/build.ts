@@ -31,22 +31,23 @@ const stubDevtools: Bun.BunPlugin = {
   },
 };
 
-/** The commands a server does not need, each replaced by a module that says so (main.ts imports them lazily). */
-const DEVELOPMENT_COMMANDS: Record<string, string> = {
-  "./dev.ts": "runDev",
-  "./token-command.ts": "runToken",
-  "../tui/main.tsx": "runTui",
-};
+/**
+ * The development commands (dev, token, tui) are listed in one module, which the serve-only build
+ * replaces with one that lists none: `--help` then shows only what the binary contains, and a
+ * development command answers one line saying where it is.
+ */
 const leaveOutDevelopment: Bun.BunPlugin = {
   name: "leave-out-development-commands",
   setup(build) {
-    build.onResolve({ filter: /^(\.\/dev\.ts|\.\/token-command\.ts|\.\.\/tui\/main\.tsx)$/ }, (args) =>
+    build.onResolve({ filter: /^\.\/cli\/development-commands\.ts$/ }, (args) =>
       args.importer.endsWith("src/server/main.ts") ? { path: args.path, namespace: "serve-only" } : undefined,
     );
-    build.onLoad({ filter: /.*/, namespace: "serve-only" }, (args) => ({
-      contents: `import { StartupError } from ${JSON.stringify(`${import.meta.dir}/../src/server/startup.ts`)};
-export async function ${DEVELOPMENT_COMMANDS[args.path]}() {
-  throw new StartupError("gateway: dev, token and tui are not in this serve-only build; the full build (bun scripts/build.ts) has them");
+    build.onLoad({ filter: /.*/, namespace: "serve-only" }, () => ({
+      contents: `export const DEVELOPMENT_COMMANDS = [];
+export function leftOut(name) {
+  return ["dev", "token", "tui"].includes(name)
+    ? "gateway: dev, token and tui are not in this serve-only build; the full build (bun scripts/build.ts) has them"
+    : undefined;
 }`,
       loader: "js",
     }));

@@ -145,7 +145,7 @@ export const VARIABLES = {
     meaning: "older secrets that still unseal, comma-separated (a rotation)",
   },
   SESSION_KEY_FILE: {
-    default: "session.key beside the database",
+    default: "session.key beside the database (gateway dev: dev-session.key)",
     meaning: "where the sealing keys live when SESSION_SECRET is unset",
   },
   COOKIE_SECURE: {
@@ -175,10 +175,10 @@ export const VARIABLES = {
 export type Variable = keyof typeof VARIABLES;
 
 /** The key file's default place: beside the database (an in-memory database has none). */
-function defaultKeyFile(databasePath: string): string | undefined {
+function defaultKeyFile(databasePath: string, name = "session.key"): string | undefined {
   if (databasePath === ":memory:") return undefined;
   const slash = databasePath.lastIndexOf("/");
-  return `${slash < 0 ? "." : databasePath.slice(0, slash) || "/"}/session.key`;
+  return `${slash < 0 ? "." : databasePath.slice(0, slash) || "/"}/${name}`;
 }
 
 function text(env: Env, name: Variable): string | undefined {
@@ -351,17 +351,24 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /**
- * `gateway dev`: the same validation, with development defaults under whatever the environment sets,
- * plus DEV_IDP_PORT (default 4444), the development identity provider's port, and DEMO_PORT (default
- * 5173), the demo app's. Development mode signs in anyone who types a name, so HOST and ADMIN_HOST
- * must be loopback: anything else is a ConfigError, never a warning.
+ * `gateway dev`: the same validation, with development defaults under whatever the environment sets
+ * (plain-http cookies, the database ./data/dev.db and the key file dev-session.key beside it, apart
+ * from gateway serve's; `gateway keys --dev` and `gateway token` read the same), plus DEV_IDP_PORT
+ * (default 4444), the development identity provider's port, and DEMO_PORT (default 5173), the demo
+ * app's. Development mode signs in anyone who types a name, so HOST and ADMIN_HOST must be loopback:
+ * anything else is a ConfigError, never a warning.
  */
-export function loadDevConfig(defaults: Env): Config & { devIdpPort: number; demoPort: number } {
-  const env: Env = { ...defaults };
+export function loadDevConfig(defaults: Env = {}): Config & { devIdpPort: number; demoPort: number } {
+  const env: Env = { COOKIE_SECURE: "false", DATABASE_PATH: "./data/dev.db", ...defaults };
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && value !== "") env[key] = value;
   }
-  const config = loadConfig(env);
+  const loaded = loadConfig(env);
+  // Its own key file: one shared with gateway serve's database would let a prune counting the
+  // sessions of one database drop a key the other one's sessions need.
+  const config = text(env, "SESSION_KEY_FILE")
+    ? loaded
+    : { ...loaded, sessionKeyFile: defaultKeyFile(loaded.databasePath, "dev-session.key") };
   for (const [variable, host] of [
     ["HOST", config.host],
     ["ADMIN_HOST", config.adminHost],

@@ -14,11 +14,7 @@ import { listening } from "./startup.ts";
 export async function runDev(): Promise<void> {
   const adminApiKey = "dev-idp-admin-key";
   const adminToken = randomId() + randomId();
-  const base = loadDevConfig({
-    COOKIE_SECURE: "false",
-    DATABASE_PATH: "./data/dev.db",
-    ADMIN_TOKEN: adminToken,
-  });
+  const base = loadDevConfig({ ADMIN_TOKEN: adminToken });
   const { startDevIdp } = await import("../devidp/index.ts");
   const gatewayUrl = `http://${base.host}:${base.port}`;
   const demoUrl = `http://${base.host}:${base.demoPort}`;
@@ -39,8 +35,6 @@ export async function runDev(): Promise<void> {
     }),
   );
   const config = loadDevConfig({
-    COOKIE_SECURE: "false",
-    DATABASE_PATH: "./data/dev.db",
     ADMIN_TOKEN: adminToken,
     OIDC_ISSUER: idp.issuer,
     IDP_ADMIN_URL: idp.adminUrl,
@@ -66,7 +60,7 @@ export async function runDev(): Promise<void> {
     demo app       ${demoUrl}/          the SDK in a page on another origin
     admin API      ${running.adminUrl}/admin/v1   Authorization: Bearer ${config.adminToken}${config.adminToken === adminToken ? "\n                   (a new token each start; set ADMIN_TOKEN to choose one)" : ""}
     identity prov. ${idp.issuer}           development only: any user name signs in
-    database       ${config.databasePath}
+    database       ${config.databasePath}     keys: gateway keys --dev
 `);
   const stop = async () => {
     await running.stop();

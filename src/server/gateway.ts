@@ -9,6 +9,7 @@ import { Budgets } from "./apps/budgets.ts";
 import { deployApp, resealDeployments, restoreDeployments } from "./apps/deploy.ts";
 import type { AppRegistry } from "./apps/registry.ts";
 import { consentCookieName } from "./auth/consent-binding.ts";
+import { startHeartbeat } from "./auth/heartbeat.ts";
 import { loadKeyring } from "./auth/key-file.ts";
 import { allKeys, deriveKey, type Keyring } from "./auth/keyring.ts";
 import { eraseLegacySecret, keepAsPreviousKey, legacySecret } from "./auth/legacy-secret.ts";
@@ -132,6 +133,8 @@ export async function createGateway({
   });
   const resealed = await sessions.resealRefreshTokens();
   if (resealed > 0) log("info", "re-sealed refresh tokens with the current key", { sessions: resealed });
+  await warnMissingKeys(store, ring, log);
+  const heartbeat = await startHeartbeat(storage, ring.current.id, log);
   // Retention of ended sessions: at start-up and hourly (the timer never keeps the process alive).
   await store.purgeEnded();
   const purge = setInterval(() => {
@@ -171,6 +174,7 @@ export async function createGateway({
       clearInterval(purge);
       await accounts.idle();
       await store.flushTouches();
+      await heartbeat.stop().catch(() => {});
       await storage.close();
     },
   };
@@ -195,4 +199,20 @@ async function sealingKeys(config: Config, storage: Storage, log: Logger): Promi
   });
   if (keyFile !== undefined) return loadKeyring(config);
   return { ...ring, previous: [...ring.previous, await deriveKey(legacy)] };
+}
+
+/**
+ * Live sessions whose cookie is sealed with a key this ring lacks (a pruned key, or another key file)
+ * are signed out at their next request: said once at start-up, with the count, so it is not a mystery.
+ */
+async function warnMissingKeys(store: SessionStore, ring: Keyring, log: Logger): Promise<void> {
+  const ids = new Set(allKeys(ring).map((key) => key.id));
+  const missing = (await store.liveByCookieKey()).filter((row) => row.keyId !== null && !ids.has(row.keyId));
+  const sessions = missing.reduce((sum, row) => sum + Number(row.sessions), 0);
+  if (sessions > 0)
+    log("warn", "live sessions are sealed with a key this gateway does not have: they are signed out", {
+      sessions,
+      keys: missing.map((row) => row.keyId),
+      keySource: ring.source,
+    });
 }

@@ -1,26 +1,43 @@
 /**
- * `gateway keys status|rotate|prune`: the operator's view of the sealing keys. Status lists each key's
- * id and how many live sessions still hold a browser cookie sealed with it; rotate adds a new sealing
- * key to the key file (restart the gateway to use it; the old key keeps unsealing); prune drops the
- * previous keys no live session needs any more. With SESSION_SECRET the environment holds the keys, so
- * rotate and prune only say what to change.
+ * `gateway keys status|rotate|prune [--dev] [--force]`: the operator's view of the sealing keys, read
+ * from the key source and the database of the gateway it serves (`--dev`: gateway dev's own, which
+ * differ from serve's), so it never counts sessions in one database against keys another one needs.
+ * A database that does not exist is an error, never created: it would show zero sessions and let prune
+ * drop keys the real one needs.
+ *
+ * Status lists each key, the live sessions whose cookie is sealed with it, and what every running
+ * process seals with (heartbeat.ts): after a rotation the processes still seal with the old key until
+ * they restart. Prune drops only what nothing needs (key-usage.ts) and exits 1 naming what it kept.
+ * With SESSION_SECRET the environment holds the keys, so rotate and prune only say what to change.
  */
+import { existsSync } from "node:fs";
+import { deployedSecretKeys } from "./apps/deploy.ts";
+import { type RunningProcess, runningProcesses, STALE_MS } from "./auth/heartbeat.ts";
 import { pruneKeyFile, readKeyFile, rotateKeyFile } from "./auth/key-file.ts";
+import { decidePrune, type KeyFacts, type KeyNeed, keyNeeds } from "./auth/key-usage.ts";
 import { deriveKey, keyringFrom } from "./auth/keyring.ts";
 import { SessionStore } from "./auth/session-store.ts";
 import type { Config } from "./config.ts";
 import { databaseTarget, openStorage } from "./db/open.ts";
 
-const USAGE = "usage: gateway keys status|rotate|prune";
+export interface KeysOptions {
+  action: "status" | "rotate" | "prune";
+  /** prune: drop keys live sessions need too (signing them out). */
+  force?: boolean;
+  /** The configuration is gateway dev's (named in messages). */
+  dev?: boolean;
+}
 
-export async function runKeys(config: Config, argv: string[], print = console.log): Promise<number> {
-  const command = argv[0] ?? "status";
-  if (!["status", "rotate", "prune"].includes(command)) {
-    print(USAGE);
-    return 2;
-  }
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : word.endsWith("s") ? "es" : "s"}`;
+const are = (n: number) => (n === 1 ? "is" : "are");
+
+export async function runKeys(
+  config: Config,
+  { action, force = false, dev = false }: KeysOptions,
+  print: (line: string) => void = console.log,
+): Promise<number> {
   const keyFile = config.sessionSecret === undefined ? config.sessionKeyFile : undefined;
-  if (command === "rotate") {
+  if (action === "rotate") {
     if (keyFile === undefined) {
       print(
         "keys: the keys come from SESSION_SECRET: set SESSION_SECRET to a new secret of 32+ characters, " +
@@ -30,44 +47,128 @@ export async function runKeys(config: Config, argv: string[], print = console.lo
     }
     const [secret] = rotateKeyFile(keyFile);
     print(
-      `keys: new sealing key ${(await deriveKey(secret!)).id} in ${keyFile}; restart the gateway to use it`,
+      `keys: new sealing key ${(await deriveKey(secret!)).id} in ${keyFile}; running processes seal with it once restarted`,
     );
     return 0;
   }
-  const secrets = keyFile ? readKeyFile(keyFile) : [config.sessionSecret!, ...config.sessionSecretPrevious];
   if (keyFile === undefined && config.sessionSecret === undefined) {
     print("keys: an in-memory database has a random key per process; nothing to show");
     return 0;
   }
-  const ring = await keyringFrom(secrets, keyFile ? `key file ${keyFile}` : "SESSION_SECRET");
-  const storage = await openStorage(databaseTarget(config));
-  const counts = new Map(
-    (await new SessionStore(storage).liveByCookieKey()).map(
-      (row) => [row.keyId, Number(row.sessions)] as const,
-    ),
-  );
-  await storage.close();
-  const ids = [ring.current.id, ...ring.previous.map((key) => key.id)];
-  if (command === "status") {
-    print(`keys from ${ring.source}`);
-    ids.forEach((id, i) => {
-      print(`  ${id}  ${i === 0 ? "seals  " : "unseals"}  ${counts.get(id) ?? 0} live sessions`);
-    });
-    const unknown = counts.get(null) ?? 0;
-    if (unknown > 0) print(`  (${unknown} live sessions were sealed before key ids were recorded)`);
-    return 0;
-  }
-  const stillNeeded = (i: number) => (counts.get(ids[i]!) ?? 0) > 0 || (counts.get(null) ?? 0) > 0;
-  if (keyFile === undefined) {
-    const droppable = ids.slice(1).filter((_, i) => !stillNeeded(i + 1));
+  if (config.databaseUrl === undefined && !existsSync(config.databasePath)) {
     print(
-      droppable.length === 0
-        ? "keys: every previous key is still needed"
-        : `keys: remove the secrets of keys ${droppable.join(", ")} from SESSION_SECRET_PREVIOUS`,
+      `keys: no database at ${config.databasePath} (DATABASE_PATH): start the gateway first` +
+        (dev ? "" : ", or for gateway dev's keys run gateway keys --dev"),
     );
+    return 1;
+  }
+  const secrets = keyFile ? readKeyFile(keyFile) : [config.sessionSecret!, ...config.sessionSecretPrevious];
+  const ring = await keyringFrom(secrets, keyFile ? `key file ${keyFile}` : "SESSION_SECRET");
+  const facts = await gatherFacts(config, [ring.current.id, ...ring.previous.map((key) => key.id)]);
+  const database = config.databaseUrl ? "DATABASE_URL" : config.databasePath;
+  if (action === "status") {
+    print(`keys from ${ring.source}; sessions in ${database}${dev ? " (gateway dev)" : ""}`);
+    for (const line of statusLines(facts)) print(line);
     return 0;
   }
-  const removed = pruneKeyFile(keyFile, (_secret, i) => stillNeeded(i));
-  print(`keys: removed ${removed} previous key(s) no live session needs from ${keyFile}`);
-  return 0;
+  const decision = decidePrune(facts, force);
+  for (const need of decision.kept) print(`keys: kept ${need.id}: ${neededBy(need, decision.unknown)}`);
+  if (decision.remove.length > 0) {
+    const signedOut = signedOutText(decision.signedOut, force ? decision.unknown : 0);
+    if (keyFile === undefined) {
+      print(
+        `keys: remove the secrets of keys ${decision.remove.join(", ")} from SESSION_SECRET_PREVIOUS${signedOut}`,
+      );
+    } else {
+      const ids = await Promise.all(secrets.map(async (secret) => (await deriveKey(secret)).id));
+      pruneKeyFile(keyFile, (_secret, i) => !decision.remove.includes(ids[i]!));
+      print(
+        `keys: removed ${plural(decision.remove.length, "previous key")} (${decision.remove.join(", ")}) from ${keyFile}${signedOut}`,
+      );
+    }
+  } else if (decision.kept.length === 0) print("keys: no previous key to remove");
+  return decision.kept.length > 0 ? 1 : 0;
+}
+
+async function gatherFacts(config: Config, ring: string[]): Promise<KeyFacts> {
+  const storage = await openStorage(databaseTarget(config));
+  try {
+    const live = await new SessionStore(storage).liveByCookieKey();
+    return {
+      ring,
+      sessions: new Map(live.map((row) => [row.keyId, Number(row.sessions)] as const)),
+      processes: await runningProcesses(storage),
+      deployments: await deployedSecretKeys(storage),
+    };
+  } finally {
+    await storage.close();
+  }
+}
+
+/** What a forced prune signs out: the sessions sealed with the keys removed, and maybe older ones. */
+function signedOutText(sessions: number, unknown: number): string {
+  const parts = [
+    ...(sessions > 0
+      ? [`${plural(sessions, "live session")} sealed with them ${are(sessions)} signed out`]
+      : []),
+    ...(unknown > 0 ? [`up to ${plural(unknown, "live session")} sealed before key ids were recorded`] : []),
+  ];
+  return parts.length > 0 ? `; ${parts.join(", and ")}` : "";
+}
+
+/** Why prune kept a key, and what settles it. */
+function neededBy(need: KeyNeed, unknown: number): string {
+  const them = (n: number) => (n === 1 ? "it" : "them");
+  const reasons: string[] = [];
+  if (need.processes > 0)
+    reasons.push(
+      `${plural(need.processes, "running process")} still seal${need.processes === 1 ? "s" : ""} with it (restart ${them(need.processes)} first)`,
+    );
+  if (need.deployments > 0)
+    reasons.push(
+      `${plural(need.deployments, "deployed client secret")} sealed with it (a restart re-seals ${them(need.deployments)})`,
+    );
+  if (need.sessions > 0)
+    reasons.push(
+      `${plural(need.sessions, "live session")} sealed with it (--force signs ${them(need.sessions)} out)`,
+    );
+  if (unknown > 0)
+    reasons.push(
+      `${plural(unknown, "live session")} sealed before key ids were recorded may need it (--force signs ${them(unknown)} out)`,
+    );
+  return reasons.join("; ");
+}
+
+function statusLines(facts: KeyFacts): string[] {
+  const lines = keyNeeds(facts).map((need, i) => {
+    const role = i === 0 ? "current" : facts.ring.includes(need.id) ? "previous" : "missing";
+    return `  ${need.id}  ${role.padEnd(8)}  ${plural(need.sessions, "live session").padEnd(17)}  ${sealing(need, role, facts.processes.length)}`;
+  });
+  const unknown = facts.sessions.get(null) ?? 0;
+  if (unknown > 0) lines.push(`  (${plural(unknown, "live session")} sealed before key ids were recorded)`);
+  lines.push(
+    facts.processes.length === 0
+      ? `running processes: none reported in the last ${STALE_MS / 1000} s`
+      : `running processes (reported in the last ${STALE_MS / 1000} s):`,
+  );
+  const now = Date.now();
+  for (const p of facts.processes) lines.push(`  ${processLine(p, now)}`);
+  return lines;
+}
+
+/** Who seals with the key now: what `status` must not guess from the key file's order. */
+function sealing(need: KeyNeed, role: string, running: number): string {
+  const by = `${plural(need.processes, "running process")} seal${need.processes === 1 ? "s" : ""} with it`;
+  if (role === "current")
+    return need.processes > 0 || running === 0
+      ? `${need.processes > 0 ? by : "processes seal with it from their next start"}`
+      : "no running process seals with it yet: they use it once restarted";
+  if (role === "previous")
+    return need.processes > 0 ? `unseals; ${by} (started before the rotation)` : "unseals only";
+  return `not in the key source: ${need.processes > 0 ? by : "its sessions are signed out"}`;
+}
+
+function processLine(p: RunningProcess, now: number): string {
+  const seen = Math.max(0, Math.round((now - p.seenAt) / 1000));
+  return `${p.host} pid ${p.pid}  seals with ${p.keyId}  started ${new Date(p.startedAt).toISOString()}, seen ${seen} s ago`;
 }

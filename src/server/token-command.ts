@@ -1,6 +1,6 @@
 /**
- * `gateway token <user> [--client <id>]`: signs `user` in through a running `gateway dev` the way a
- * browser would (the gateway's /auth/authorize, the development provider's login form, the gateway's
+ * `gateway token <user> [--client <id>]` (parsed in cli/development-commands.ts): signs `user` in
+ * through a running `gateway dev` the way a browser would (the gateway's /auth/authorize, the development provider's login form, the gateway's
  * consent endpoints) and exchanges the code at the provider for an access token, which it prints alone
  * on stdout: `TOKEN=$(gateway token alice)`, then `Authorization: Bearer $TOKEN`. Like `hydra perform
  * authorization-code`, for development only: it refuses any provider but the development one.
@@ -13,12 +13,17 @@ import { randomId, sha256 } from "./lib/crypto.ts";
 
 export class TokenCommandError extends Error {}
 
-const USAGE = "usage: gateway token <user> [--client <id>]";
 const CSRF = { "content-type": "application/json", "x-service-csrf": "1" };
 
-export async function runToken(args: string[]): Promise<number> {
+/** Signs `user` in and prints the token; exit 2 for a user name the provider would refuse. */
+export async function runToken(user: string, clientId = DEMO_CLIENT_ID): Promise<number> {
+  if (!/^[A-Za-z0-9._@-]{1,64}$/.test(user) || user.startsWith("-")) {
+    console.error(
+      `gateway token: the user name must be 1-64 letters, digits, '.', '_', '@' or '-' (not first), got "${user}"`,
+    );
+    return 2;
+  }
   try {
-    const { user, clientId } = parseArgs(args);
     const token = await issueToken(user, clientId);
     console.log(token.accessToken);
     console.error(
@@ -30,25 +35,6 @@ export async function runToken(args: string[]): Promise<number> {
     console.error(`gateway token: ${error.message}`);
     return 1;
   }
-}
-
-function parseArgs(args: string[]): { user: string; clientId: string } {
-  let clientId = DEMO_CLIENT_ID;
-  const rest: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === "--client") {
-      const value = args[++i];
-      if (!value) throw new TokenCommandError(`--client needs a client id; ${USAGE}`);
-      clientId = value;
-    } else rest.push(args[i]!);
-  }
-  if (rest.length !== 1) throw new TokenCommandError(USAGE);
-  const user = rest[0]!;
-  if (!/^[A-Za-z0-9._@-]{1,64}$/.test(user))
-    throw new TokenCommandError(
-      `the user name must be 1-64 letters, digits, '.', '_', '@' or '-', got "${user}"`,
-    );
-  return { user, clientId };
 }
 
 async function issueToken(

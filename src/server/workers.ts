@@ -12,16 +12,6 @@ import { type Config, ConfigError } from "./config.ts";
 import { databaseTarget, openStorage } from "./db/open.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
 
-/** `--workers N` (or `--workers=N`) out of the serve arguments; 1 without it. */
-export function workerCount(argv: string[]): number {
-  const index = argv.findIndex((arg) => arg === "--workers" || arg.startsWith("--workers="));
-  if (index < 0) return 1;
-  const raw = argv[index]!.includes("=") ? argv[index]!.split("=")[1] : argv[index + 1];
-  if (!raw || !/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > 256)
-    throw new ConfigError("--workers", `must be a whole number from 1 to 256, got "${raw ?? ""}"`);
-  return Number(raw);
-}
-
 /** The command that runs this program's `serve` again (from source or as the compiled binary). */
 function serveCommand(): string[] {
   const script = process.argv[1];

@@ -5,6 +5,7 @@
  * overview once (text, or `--json`) and returns, like `kubectl get` next to k9s. A refused token (401, or
  * a disabled admin API) is final either way: one line naming where the token came from, exit code 2.
  */
+import { parseCommandArgs, refusal, UsageError } from "../server/cli/args.ts";
 import { type AdminClient, createAdminClient } from "./client.ts";
 import { describeError, isRefusal, refusalMessage } from "./errors.ts";
 import { overviewText } from "./format.ts";
@@ -31,43 +32,46 @@ export interface TuiOptions {
   tokenFrom: "--token" | "ADMIN_TOKEN";
 }
 
+const ARGS = {
+  name: "tui",
+  usage: USAGE,
+  options: {
+    url: { type: "string" },
+    token: { type: "string" },
+    readonly: { type: "boolean" },
+    "read-only": { type: "boolean" },
+    json: { type: "boolean" },
+  },
+} as const;
+
+/** The options, or what is wrong with them (an unknown flag, a missing value, a bad URL). */
 export function parseArgs(
   argv: readonly string[],
   env: Record<string, string | undefined>,
 ): TuiOptions | string {
-  const options: TuiOptions = {
-    url: env.ADMIN_URL || "http://127.0.0.1:8788",
-    token: env.ADMIN_TOKEN ?? "",
-    json: false,
-    help: false,
-    readonly: false,
-    urlFrom: env.ADMIN_URL ? "ADMIN_URL" : "the default",
-    tokenFrom: "ADMIN_TOKEN",
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? "";
-    const [flag, inline] =
-      arg.startsWith("--") && arg.includes("=")
-        ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
-        : [arg, undefined];
-    if (flag === "--json") options.json = true;
-    else if (flag === "--readonly" || flag === "--read-only") options.readonly = true;
-    else if (flag === "--help" || flag === "-h") options.help = true;
-    else if (flag === "--url" || flag === "--token") {
-      const value = inline ?? argv[++i];
-      if (value === undefined || value === "") return `${flag} needs a value`;
-      if (flag === "--url") {
-        options.url = value;
-        options.urlFrom = "--url";
-      } else {
-        options.token = value;
-        options.tokenFrom = "--token";
-      }
-    } else return `unknown argument: ${arg}`;
-  }
+  let parsed: ReturnType<typeof parseCommandArgs>;
   try {
-    const parsed = new URL(options.url);
-    if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+    parsed = parseCommandArgs(ARGS, argv);
+  } catch (error) {
+    if (error instanceof UsageError) return error.what;
+    throw error;
+  }
+  const values = parsed === "help" ? {} : parsed.values;
+  for (const flag of ["url", "token"] as const) if (values[flag] === "") return `--${flag} needs a value`;
+  const url = values.url as string | undefined;
+  const token = values.token as string | undefined;
+  const options: TuiOptions = {
+    url: url ?? (env.ADMIN_URL || "http://127.0.0.1:8788"),
+    token: token ?? env.ADMIN_TOKEN ?? "",
+    json: values.json === true,
+    help: parsed === "help",
+    readonly: values.readonly === true || values["read-only"] === true,
+    urlFrom: url !== undefined ? "--url" : env.ADMIN_URL ? "ADMIN_URL" : "the default",
+    tokenFrom: token !== undefined ? "--token" : "ADMIN_TOKEN",
+  };
+  try {
+    const parsedUrl = new URL(options.url);
+    if (parsedUrl.protocol !== "http:" && parsedUrl.protocol !== "https:")
       return `${options.urlFrom} must be http(s): ${options.url}`;
   } catch {
     return `${options.urlFrom} is not a URL: ${options.url}`;
@@ -91,7 +95,7 @@ export async function runTui(
   const stderr = io.stderr ?? process.stderr;
   const options = parseArgs(argv, env);
   if (typeof options === "string") {
-    stderr.write(`gateway tui: ${options}\n\n${USAGE}`);
+    stderr.write(`${refusal("tui", options)}\n`);
     return 2;
   }
   if (options.help) {

@@ -1,4 +1,5 @@
 /** `gateway dev`: the development provider and the gateway together; a person signs in from the landing page. */
+import { Database } from "bun:sqlite";
 import { afterAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { LANDING_CLIENT_ID } from "../../src/server/landing.ts";
@@ -87,6 +88,32 @@ test("dev starts both, prints the URLs, and the landing client signs in", async 
     DEV_IDP_PORT: String(idpPort),
     DEMO_PORT: String(demoPort),
   };
+  // `token --help` prints its usage and signs nobody in: no user named "--help" joins, none is credited.
+  const credited = () => {
+    const db = new Database(join(dir, "data", "dev.db"), { readonly: true });
+    const users = db.query("SELECT user_id AS id FROM credits ORDER BY id").all() as Array<{ id: string }>;
+    db.close();
+    return users.map((row) => row.id);
+  };
+  for (const flag of ["--help", "-h"]) {
+    const help = Bun.spawnSync(["bun", join(root, "src/server/main.ts"), "token", flag], {
+      cwd: dir,
+      env,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect([help.exitCode, help.stderr.toString()]).toEqual([0, ""]);
+    expect(help.stdout.toString()).toStartWith("Usage: gateway token <user> [--client <id>]\n");
+  }
+  const dashed = Bun.spawnSync(["bun", join(root, "src/server/main.ts"), "token", "--", "--help"], {
+    cwd: dir,
+    env,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  expect(dashed.exitCode).toBe(2);
+  expect(dashed.stdout.toString()).toBe("");
+  expect(credited()).toEqual(["dev-person"]);
   const issued = Bun.spawnSync(["bun", join(root, "src/server/main.ts"), "token", "token-tia"], {
     cwd: dir,
     env,
@@ -97,6 +124,7 @@ test("dev starts both, prints the URLs, and the landing client signs in", async 
   const accessToken = issued.stdout.toString().trim();
   expect(accessToken).toMatch(/^[\w.~+/-]+=*$/);
   expect(issued.stderr.toString()).toContain('an access token for "token-tia" (client demo-web)');
+  expect(credited()).toEqual(["dev-person", "token-tia"]);
   const me = await fetch(`${url}/v1/me`, { headers: { authorization: `Bearer ${accessToken}` } });
   expect(me.status).toBe(200);
   expect(await me.json()).toEqual({

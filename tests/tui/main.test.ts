@@ -54,7 +54,7 @@ describe("runTui without a terminal", () => {
     expect(out.text).toContain("--token TOKEN");
     const err = sink();
     expect(await runTui(["--bogus"], {}, { stdout: sink(), stderr: err })).toBe(2);
-    expect(err.text).toContain("unknown argument: --bogus");
+    expect(err.text).toBe("gateway tui: unknown option --bogus (gateway tui --help shows the usage)\n");
     expect(await runTui([], {}, { stdout: sink(), stderr: err })).toBe(2);
     expect(err.text).toContain("no admin token");
   });

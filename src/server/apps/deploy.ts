@@ -162,6 +162,14 @@ export async function restoreDeployments(
   }
 }
 
+/** How many recorded client secrets are sealed with each key (null: in clear, an older version's row). */
+export async function deployedSecretKeys(storage: Storage): Promise<Map<string | null, number>> {
+  const counts = new Map<string | null, number>();
+  for (const row of await storage.all<{ config: string }>("SELECT config FROM deployments"))
+    for (const id of sealingKeysOf(row.config, keyIdOf)) counts.set(id, (counts.get(id) ?? 0) + 1);
+  return counts;
+}
+
 /**
  * Re-seals, in place and with the current key, recorded configurations whose client secrets are in clear
  * (an older version) or sealed with another key (after a rotation), so no previous key is needed for them

@@ -6,6 +6,7 @@ import m2 from "../../../drizzle-pg/0002_budget_windows.sql" with { type: "text"
 import m3 from "../../../drizzle-pg/0003_ownership_offers.sql" with { type: "text" };
 import m4 from "../../../drizzle-pg/0004_account_deletion.sql" with { type: "text" };
 import m5 from "../../../drizzle-pg/0005_session_current_seen.sql" with { type: "text" };
+import m6 from "../../../drizzle-pg/0006_gateway_processes.sql" with { type: "text" };
 
-export const migrationSql: string[] = [m0, m1, m2, m3, m4, m5];
+export const migrationSql: string[] = [m0, m1, m2, m3, m4, m5, m6];
 export const migrationJournal = journal;

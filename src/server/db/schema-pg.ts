@@ -219,3 +219,13 @@ export const deletedUsers = pgTable("deleted_users", {
   deletedAt: ms("deleted_at").notNull(),
   report: text("report").notNull(),
 });
+
+/** Running gateway processes and the key each seals with (see schema.ts). */
+export const gatewayProcesses = pgTable("gateway_processes", {
+  id: text("id").primaryKey(),
+  host: text("host").notNull(),
+  pid: bigint("pid", { mode: "number" }).notNull(),
+  keyId: text("key_id").notNull(),
+  startedAt: ms("started_at").notNull(),
+  seenAt: ms("seen_at").notNull(),
+});

@@ -245,3 +245,18 @@ export const deletedUsers = sqliteTable("deleted_users", {
   deletedAt: integer("deleted_at").notNull(),
   report: text("report").notNull(),
 });
+
+/**
+ * The gateway processes running on this database, each with the id of the key it seals with, written
+ * at start-up and every 30 s, deleted at a clean stop: `gateway keys` shows what each process really
+ * seals with (a rotation takes effect only at a restart) and prune refuses a key one still uses. A row
+ * not refreshed for 90 s is a process that died: it is ignored, and deleted by the next heartbeat.
+ */
+export const gatewayProcesses = sqliteTable("gateway_processes", {
+  id: text("id").primaryKey(),
+  host: text("host").notNull(),
+  pid: integer("pid").notNull(),
+  keyId: text("key_id").notNull(),
+  startedAt: integer("started_at").notNull(),
+  seenAt: integer("seen_at").notNull(),
+});
