@@ -35,7 +35,7 @@ test("a share whose product is a whole number in decimal is not rounded up by bi
   ]);
 });
 
-test("takeNow counts only what memory decides: a reserved call under the user's share; else false and nothing counted", async () => {
+test("takeNow counts only what memory decides: a reserved call of the app's and of the user's share; else false and nothing counted", async () => {
   const { AppRegistry } = await import("../../src/server/apps/registry.ts");
   const { Budgets } = await import("../../src/server/apps/budgets.ts");
   const { openSqlite } = await import("../../src/server/db/sqlite.ts");
@@ -44,7 +44,7 @@ test("takeNow counts only what memory decides: a reserved call under the user's 
       {
         id: "a",
         clients: [{ clientId: "a-web", redirectUris: ["http://localhost/a"] }],
-        budget: { requestsPerMinute: 100, userShare: 0.02 },
+        budget: { requestsPerMinute: 5000, userShare: 0.02 },
       },
       { id: "free", clients: [{ clientId: "f-web", redirectUris: ["http://localhost/f"] }] },
     ],
@@ -55,12 +55,19 @@ test("takeNow counts only what memory decides: a reserved call under the user's 
   expect(budgets.takeNow("free", "f-web", "u1", now)).toBe(true); // no budget
   expect(budgets.takeNow("a", undefined, "u1", now)).toBe(true); // client unknown: not enforced
   expect(budgets.takeNow("a", "a-web", "u1", now)).toBe(false); // nothing reserved yet
-  await budgets.take("a", "a-web", "u1", now); // reserves 2 (a fiftieth of 100), spends 1
-  expect(budgets.takeNow("a", "a-web", "u2", now)).toBe(true); // the second reserved call
-  expect(budgets.takeNow("a", "a-web", "u3", now)).toBe(false); // the reservation is spent
-  await budgets.take("a", "a-web", "u1", now); // u1's second call (share: 2 of 100)
-  expect(budgets.takeNow("a", "a-web", "u1", now)).toBe(false); // u1's share is spent, reservation not
+  // Reserves 2 of u1's share (a fiftieth of 100) and 100 of the app's calls, spends one of each.
+  await budgets.take("a", "a-web", "u1", { now });
+  expect(budgets.takeNow("a", "a-web", "u1", now)).toBe(true); // u1's second reserved call
+  expect(budgets.takeNow("a", "a-web", "u1", now)).toBe(false); // u1's reservation is spent, the app's not
+  expect(budgets.takeNow("a", "a-web", "u2", now)).toBe(false); // nothing of u2's share reserved
+  await budgets.take("a", "a-web", "u2", { now }); // reserves 2 of u2's share
   expect(budgets.takeNow("a", "a-web", "u2", now)).toBe(true);
   expect(budgets.takeNow("a", "a-web", "u2", now + 60_000)).toBe(false); // a new minute: reserve again
+  const shares = await storage.all("SELECT user_id, reserved FROM budget_shares ORDER BY user_id");
+  expect(shares).toEqual([
+    { user_id: "u1", reserved: 2 },
+    { user_id: "u2", reserved: 2 },
+  ]);
+  expect(await storage.all("SELECT reserved FROM budget_windows")).toEqual([{ reserved: 100 }]);
   await storage.close();
 });
