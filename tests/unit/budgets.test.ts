@@ -71,3 +71,42 @@ test("takeNow counts only what memory decides: a reserved call of the app's and 
   expect(await storage.all("SELECT reserved FROM budget_windows")).toEqual([{ reserved: 100 }]);
   await storage.close();
 });
+
+test("a read the database cannot count is allowed on the process's own count; a write is not; once the database takes writes again, a background reservation ends it", async () => {
+  const { AppRegistry } = await import("../../src/server/apps/registry.ts");
+  const { Budgets } = await import("../../src/server/apps/budgets.ts");
+  const { openSqlite } = await import("../../src/server/db/sqlite.ts");
+  const apps = new AppRegistry({
+    apps: [
+      {
+        id: "a",
+        clients: [{ clientId: "a-web", redirectUris: ["http://localhost/a"] }],
+        budget: { requestsPerMinute: 100 },
+      },
+    ],
+  });
+  const storage = openSqlite(":memory:");
+  const budgets = new Budgets(apps, storage);
+  const now = 60_000 * 1000 + 5;
+  const read = (at: number) => budgets.take("a", "a-web", "u1", { read: true, now: at });
+  const shares = () => storage.all("SELECT user_id, reserved FROM budget_shares");
+  storage.sqlite.exec("PRAGMA query_only = 1");
+  await read(now);
+  expect(budgets.unreservedReads).toBe(1);
+  await expect(budgets.take("a", "a-web", "u1", { now })).rejects.toMatchObject({ code: "SQLITE_READONLY" });
+  storage.sqlite.exec("PRAGMA query_only = 0");
+  await read(now + 500); // within a second of the failure: no reservation tried
+  expect(budgets.unreservedReads).toBe(2);
+  expect(await shares()).toEqual([]);
+  await read(now + 1500); // a reservation starts in the background; this read does not wait for it
+  expect(budgets.unreservedReads).toBe(3);
+  for (let i = 0; i < 200 && (await shares()).length === 0; i++) await Bun.sleep(5);
+  expect(await shares()).toEqual([{ user_id: "u1", reserved: 1 }]);
+  await read(now + 1600); // counted in the shared window again
+  expect(budgets.unreservedReads).toBe(3);
+  expect(await storage.all("SELECT reserved FROM budget_windows")).toEqual([{ reserved: 2 }]);
+  // The local count still binds: u1's share is 10 a minute, 4 are spent.
+  for (let i = 0; i < 6; i++) await read(now + 1700);
+  await expect(read(now + 1700)).rejects.toMatchObject({ status: 429, code: "budget_exceeded" });
+  await storage.close();
+});
