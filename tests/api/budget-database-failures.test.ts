@@ -12,6 +12,7 @@ import type { AppsFile } from "../../src/server/apps/model.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
 import { databaseEnv, sql, sqliteOf } from "../helpers/db.ts";
+import { sessionFor } from "../helpers/in-process.ts";
 import { sharedPostgres, testEngine } from "../helpers/postgres.ts";
 import { awayFromMinuteEdge } from "../helpers/resources-kit.ts";
 import { tempDir } from "../helpers/stack.ts";
@@ -49,24 +50,8 @@ async function scene(writeWaitMs?: number): Promise<Scene> {
     log: () => {},
   });
   const headers: Scene["headers"] = {};
-  for (const name of ["reader-a", "reader-b", "reader-c"]) {
-    const { sealed } = await gw.gateway.sessions.start(
-      {
-        accessToken: `at-${name}`,
-        refreshToken: `rt-${name}`,
-        idToken: undefined,
-        expiresIn: 3600,
-        scope: "openid",
-      },
-      userId(name),
-      "metered-web",
-    );
-    headers[name] = {
-      cookie: `sg_session=${sealed}`,
-      "x-service-csrf": "1",
-      "content-type": "application/json",
-    };
-  }
+  for (const name of ["reader-a", "reader-b", "reader-c"])
+    headers[name] = await sessionFor(gw, userId(name), "metered-web");
   await awayFromMinuteEdge();
   return { gw, headers, databaseUrl: env.DATABASE_URL };
 }

@@ -5,18 +5,13 @@
  * never past the share), and the other users of the app keep the rest of the budget. Both engines.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { reserveSize } from "../../src/server/apps/budget-windows.ts";
 import { userAllowance } from "../../src/server/apps/budgets.ts";
 import type { AppsFile } from "../../src/server/apps/model.ts";
-import { AppRegistry } from "../../src/server/apps/registry.ts";
-import { loadConfig } from "../../src/server/config.ts";
-import { createGateway, type Gateway } from "../../src/server/gateway.ts";
-import { databaseEnv, sql } from "../helpers/db.ts";
-import { waitReady } from "../helpers/ready.ts";
+import { sql } from "../helpers/db.ts";
+import { sessionFor } from "../helpers/in-process.ts";
+import { type Processes, startProcesses } from "../helpers/processes.ts";
 import { awayFromMinuteEdge } from "../helpers/resources-kit.ts";
-import { freePort, tempDir } from "../helpers/stack.ts";
 
 const APPS: AppsFile = {
   apps: [
@@ -37,53 +32,16 @@ const APPS: AppsFile = {
   ],
 };
 
-const dir = tempDir();
-const env = {
-  ...(process.env as Record<string, string>),
-  ...(await databaseEnv(dir, "gateway.db")),
-  GATEWAY_CONFIG: join(dir, "apps.json"),
-  COOKIE_SECURE: "false",
-};
-const urls: string[] = [];
-const children: Array<ReturnType<typeof Bun.spawn>> = [];
-let local: Gateway;
-
+let processes: Processes;
+let urls: string[] = [];
 beforeAll(async () => {
-  writeFileSync(env.GATEWAY_CONFIG, JSON.stringify(APPS));
-  // This process's own connection: it signs users in (sessions are rows) and reads the counts.
-  local = await createGateway({ config: loadConfig(env), apps: new AppRegistry(APPS), log: () => {} });
-  for (let i = 0; i < 3; i++) {
-    const port = freePort();
-    children.push(
-      Bun.spawn(["bun", "src/server/main.ts", "serve"], {
-        env: { ...env, PORT: String(port), ADMIN_PORT: String(freePort()) },
-        stdout: "ignore",
-        stderr: "inherit",
-      }),
-    );
-    urls.push(`http://127.0.0.1:${port}`);
-  }
-  await Promise.all(urls.map((url) => waitReady(url, "/healthz")));
+  processes = await startProcesses(APPS, 3);
+  urls = processes.urls;
 }, 30_000);
-afterAll(async () => {
-  for (const child of children) child.kill(9);
-  await local?.close();
-}, 60_000);
+afterAll(() => processes?.stop(), 60_000);
 
-async function cookie(user: string, clientId: string): Promise<Record<string, string>> {
-  const { sealed } = await local.sessions.start(
-    {
-      accessToken: `at-${user}`,
-      refreshToken: `rt-${user}`,
-      idToken: undefined,
-      expiresIn: 3600,
-      scope: "openid",
-    },
-    user,
-    clientId,
-  );
-  return { cookie: `sg_session=${sealed}`, "x-service-csrf": "1" };
-}
+/** This process's own gateway signs users in (sessions are rows) and reads the counts. */
+const cookie = (user: string, clientId: string) => sessionFor({ gateway: processes.local }, user, clientId);
 
 /** `calls` GETs by one user, all at once, spread round-robin over the processes; the statuses counted. */
 async function spread(headers: Record<string, string>, calls: number): Promise<Record<number, number>> {
@@ -96,7 +54,7 @@ async function spread(headers: Record<string, string>, calls: number): Promise<R
 }
 
 const shareRow = (appId: string, userId: string) =>
-  sql(local.storage).get(
+  sql(processes.local.storage).get(
     "SELECT reserved FROM budget_shares WHERE app_id = ? AND user_id = ?",
     appId,
     userId,

@@ -1,6 +1,9 @@
 /** The user share of an app's budget, as a pure function: ceil(requestsPerMinute * userShare), at least 1. */
 import { expect, test } from "bun:test";
-import { DEFAULT_USER_SHARE, userAllowance } from "../../src/server/apps/budgets.ts";
+import { Budgets, DEFAULT_USER_SHARE, userAllowance } from "../../src/server/apps/budgets.ts";
+import type { AppDef } from "../../src/server/apps/model.ts";
+import { AppRegistry } from "../../src/server/apps/registry.ts";
+import { openSqlite } from "../../src/server/db/sqlite.ts";
 
 test("the default user share is a tenth of the app's budget, rounded up, at least one call", () => {
   expect(DEFAULT_USER_SHARE).toBe(0.1);
@@ -35,22 +38,20 @@ test("a share whose product is a whole number in decimal is not rounded up by bi
   ]);
 });
 
-test("takeNow counts only what memory decides: a reserved call of the app's and of the user's share; else false and nothing counted", async () => {
-  const { AppRegistry } = await import("../../src/server/apps/registry.ts");
-  const { Budgets } = await import("../../src/server/apps/budgets.ts");
-  const { openSqlite } = await import("../../src/server/db/sqlite.ts");
+/** Budgets over a database in memory: app `a` (client `a-web`) with `budget`, app `free` without one. */
+function budgetsFor(budget: AppDef["budget"]) {
   const apps = new AppRegistry({
     apps: [
-      {
-        id: "a",
-        clients: [{ clientId: "a-web", redirectUris: ["http://localhost/a"] }],
-        budget: { requestsPerMinute: 5000, userShare: 0.02 },
-      },
+      { id: "a", clients: [{ clientId: "a-web", redirectUris: ["http://localhost/a"] }], budget },
       { id: "free", clients: [{ clientId: "f-web", redirectUris: ["http://localhost/f"] }] },
     ],
   });
   const storage = openSqlite(":memory:");
-  const budgets = new Budgets(apps, storage);
+  return { budgets: new Budgets(apps, storage), storage };
+}
+
+test("takeNow counts only what memory decides: a reserved call of the app's and of the user's share; else false and nothing counted", async () => {
+  const { budgets, storage } = budgetsFor({ requestsPerMinute: 5000, userShare: 0.02 });
   const now = 60_000 * 1000 + 5;
   expect(budgets.takeNow("free", "f-web", "u1", now)).toBe(true); // no budget
   expect(budgets.takeNow("a", undefined, "u1", now)).toBe(true); // client unknown: not enforced
@@ -73,20 +74,7 @@ test("takeNow counts only what memory decides: a reserved call of the app's and 
 });
 
 test("a read the database cannot count is allowed on the process's own count; a write is not; once the database takes writes again, a background reservation ends it", async () => {
-  const { AppRegistry } = await import("../../src/server/apps/registry.ts");
-  const { Budgets } = await import("../../src/server/apps/budgets.ts");
-  const { openSqlite } = await import("../../src/server/db/sqlite.ts");
-  const apps = new AppRegistry({
-    apps: [
-      {
-        id: "a",
-        clients: [{ clientId: "a-web", redirectUris: ["http://localhost/a"] }],
-        budget: { requestsPerMinute: 100 },
-      },
-    ],
-  });
-  const storage = openSqlite(":memory:");
-  const budgets = new Budgets(apps, storage);
+  const { budgets, storage } = budgetsFor({ requestsPerMinute: 100 });
   const now = 60_000 * 1000 + 5;
   const read = (at: number) => budgets.take("a", "a-web", "u1", { read: true, now: at });
   const shares = () => storage.all("SELECT user_id, reserved FROM budget_shares");
