@@ -4,7 +4,7 @@
  * (each process reserves calls of the shared window, never past the budget).
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { reserveSize } from "../../src/server/apps/budgets.ts";
+import { reserveSize } from "../../src/server/apps/budget-windows.ts";
 import type { AppsFile } from "../../src/server/apps/model.ts";
 import { databaseEnv, sql } from "../helpers/db.ts";
 import { awayFromMinuteEdge, type Kit, makeKit } from "../helpers/resources-kit.ts";

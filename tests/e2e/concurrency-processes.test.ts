@@ -6,15 +6,10 @@
  * these fail (tried; see the README's testing notes).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { AppsFile } from "../../src/server/apps/model.ts";
-import { AppRegistry } from "../../src/server/apps/registry.ts";
-import { loadConfig } from "../../src/server/config.ts";
-import { createGateway, type Gateway } from "../../src/server/gateway.ts";
-import { databaseEnv, sql } from "../helpers/db.ts";
-import { waitReady } from "../helpers/ready.ts";
-import { freePort, tempDir } from "../helpers/stack.ts";
+import { sql } from "../helpers/db.ts";
+import { sessionFor } from "../helpers/in-process.ts";
+import { type Processes, startProcesses } from "../helpers/processes.ts";
 
 const CLIENT = "race-web";
 const APPS: AppsFile = {
@@ -27,57 +22,16 @@ const APPS: AppsFile = {
   ],
 };
 
-const dir = tempDir();
-const env = {
-  ...(process.env as Record<string, string>),
-  ...(await databaseEnv(dir, "gateway.db")),
-  GATEWAY_CONFIG: join(dir, "apps.json"),
-  COOKIE_SECURE: "false",
-};
-const urls: string[] = [];
-const children: Array<ReturnType<typeof Bun.spawn>> = [];
-let local: Gateway;
-
+let processes: Processes;
+let urls: string[] = [];
 beforeAll(async () => {
-  writeFileSync(env.GATEWAY_CONFIG, JSON.stringify(APPS));
-  // This process's own connection: it signs users in (sessions are rows) and reads the state.
-  local = await createGateway({
-    config: loadConfig(env),
-    apps: new AppRegistry(APPS),
-    log: () => {},
-  });
-  for (let i = 0; i < 3; i++) {
-    const port = freePort();
-    children.push(
-      Bun.spawn(["bun", "src/server/main.ts", "serve"], {
-        env: { ...env, PORT: String(port), ADMIN_PORT: String(freePort()) },
-        stdout: "ignore",
-        stderr: "inherit",
-      }),
-    );
-    urls.push(`http://127.0.0.1:${port}`);
-  }
-  await Promise.all(urls.map((url) => waitReady(url, "/healthz")));
+  processes = await startProcesses(APPS, 3);
+  urls = processes.urls;
 }, 30_000);
-afterAll(() => {
-  for (const child of children) child.kill(9);
-  local?.close();
-}, 60_000);
+afterAll(() => processes?.stop(), 60_000);
 
-async function cookie(user: string): Promise<Record<string, string>> {
-  const { sealed } = await local.sessions.start(
-    {
-      accessToken: `at-${user}`,
-      refreshToken: `rt-${user}`,
-      idToken: undefined,
-      expiresIn: 3600,
-      scope: "openid",
-    },
-    user,
-    CLIENT,
-  );
-  return { cookie: `sg_session=${sealed}`, "x-service-csrf": "1", "content-type": "application/json" };
-}
+/** This process's own gateway signs users in (sessions are rows) and reads the state. */
+const cookie = (user: string) => sessionFor({ gateway: processes.local }, user, CLIENT);
 
 const post = (i: number, headers: Record<string, string>, path: string, body?: unknown) =>
   fetch(`${urls[i % urls.length]}${path}`, {
@@ -85,7 +39,7 @@ const post = (i: number, headers: Record<string, string>, path: string, body?: u
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-const n = async (text: string, ...params: string[]) => sql(local.storage).count(text, ...params);
+const n = async (text: string, ...params: string[]) => sql(processes.local.storage).count(text, ...params);
 
 /** Each race is run several times on fresh resources: one broken run is enough to fail. */
 const REPEATS = 5;

@@ -43,7 +43,7 @@ export async function inProcess(
  * /auth/token makes after a code exchange), so requests take the real cookie → principal path.
  */
 export async function sessionFor(
-  gw: InProcess,
+  gw: Pick<InProcess, "gateway">,
   userId: string,
   clientId = "web",
 ): Promise<Record<string, string>> {

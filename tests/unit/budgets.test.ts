@@ -1,6 +1,9 @@
 /** The user share of an app's budget, as a pure function: ceil(requestsPerMinute * userShare), at least 1. */
 import { expect, test } from "bun:test";
-import { DEFAULT_USER_SHARE, userAllowance } from "../../src/server/apps/budgets.ts";
+import { Budgets, DEFAULT_USER_SHARE, userAllowance } from "../../src/server/apps/budgets.ts";
+import type { AppDef } from "../../src/server/apps/model.ts";
+import { AppRegistry } from "../../src/server/apps/registry.ts";
+import { openSqlite } from "../../src/server/db/sqlite.ts";
 
 test("the default user share is a tenth of the app's budget, rounded up, at least one call", () => {
   expect(DEFAULT_USER_SHARE).toBe(0.1);
@@ -35,32 +38,63 @@ test("a share whose product is a whole number in decimal is not rounded up by bi
   ]);
 });
 
-test("takeNow counts only what memory decides: a reserved call under the user's share; else false and nothing counted", async () => {
-  const { AppRegistry } = await import("../../src/server/apps/registry.ts");
-  const { Budgets } = await import("../../src/server/apps/budgets.ts");
-  const { openSqlite } = await import("../../src/server/db/sqlite.ts");
+/** Budgets over a database in memory: app `a` (client `a-web`) with `budget`, app `free` without one. */
+function budgetsFor(budget: AppDef["budget"]) {
   const apps = new AppRegistry({
     apps: [
-      {
-        id: "a",
-        clients: [{ clientId: "a-web", redirectUris: ["http://localhost/a"] }],
-        budget: { requestsPerMinute: 100, userShare: 0.02 },
-      },
+      { id: "a", clients: [{ clientId: "a-web", redirectUris: ["http://localhost/a"] }], budget },
       { id: "free", clients: [{ clientId: "f-web", redirectUris: ["http://localhost/f"] }] },
     ],
   });
   const storage = openSqlite(":memory:");
-  const budgets = new Budgets(apps, storage);
+  return { budgets: new Budgets(apps, storage), storage };
+}
+
+test("takeNow counts only what memory decides: a reserved call of the app's and of the user's share; else false and nothing counted", async () => {
+  const { budgets, storage } = budgetsFor({ requestsPerMinute: 5000, userShare: 0.02 });
   const now = 60_000 * 1000 + 5;
   expect(budgets.takeNow("free", "f-web", "u1", now)).toBe(true); // no budget
   expect(budgets.takeNow("a", undefined, "u1", now)).toBe(true); // client unknown: not enforced
   expect(budgets.takeNow("a", "a-web", "u1", now)).toBe(false); // nothing reserved yet
-  await budgets.take("a", "a-web", "u1", now); // reserves 2 (a fiftieth of 100), spends 1
-  expect(budgets.takeNow("a", "a-web", "u2", now)).toBe(true); // the second reserved call
-  expect(budgets.takeNow("a", "a-web", "u3", now)).toBe(false); // the reservation is spent
-  await budgets.take("a", "a-web", "u1", now); // u1's second call (share: 2 of 100)
-  expect(budgets.takeNow("a", "a-web", "u1", now)).toBe(false); // u1's share is spent, reservation not
+  // Reserves 2 of u1's share (a fiftieth of 100) and 100 of the app's calls, spends one of each.
+  await budgets.take("a", "a-web", "u1", { now });
+  expect(budgets.takeNow("a", "a-web", "u1", now)).toBe(true); // u1's second reserved call
+  expect(budgets.takeNow("a", "a-web", "u1", now)).toBe(false); // u1's reservation is spent, the app's not
+  expect(budgets.takeNow("a", "a-web", "u2", now)).toBe(false); // nothing of u2's share reserved
+  await budgets.take("a", "a-web", "u2", { now }); // reserves 2 of u2's share
   expect(budgets.takeNow("a", "a-web", "u2", now)).toBe(true);
   expect(budgets.takeNow("a", "a-web", "u2", now + 60_000)).toBe(false); // a new minute: reserve again
+  const shares = await storage.all("SELECT user_id, reserved FROM budget_shares ORDER BY user_id");
+  expect(shares).toEqual([
+    { user_id: "u1", reserved: 2 },
+    { user_id: "u2", reserved: 2 },
+  ]);
+  expect(await storage.all("SELECT reserved FROM budget_windows")).toEqual([{ reserved: 100 }]);
+  await storage.close();
+});
+
+test("a read the database cannot count is allowed on the process's own count; a write is not; once the database takes writes again, a background reservation ends it", async () => {
+  const { budgets, storage } = budgetsFor({ requestsPerMinute: 100 });
+  const now = 60_000 * 1000 + 5;
+  const read = (at: number) => budgets.take("a", "a-web", "u1", { read: true, now: at });
+  const shares = () => storage.all("SELECT user_id, reserved FROM budget_shares");
+  storage.sqlite.exec("PRAGMA query_only = 1");
+  await read(now);
+  expect(budgets.unreservedReads).toBe(1);
+  await expect(budgets.take("a", "a-web", "u1", { now })).rejects.toMatchObject({ code: "SQLITE_READONLY" });
+  storage.sqlite.exec("PRAGMA query_only = 0");
+  await read(now + 500); // within a second of the failure: no reservation tried
+  expect(budgets.unreservedReads).toBe(2);
+  expect(await shares()).toEqual([]);
+  await read(now + 1500); // a reservation starts in the background; this read does not wait for it
+  expect(budgets.unreservedReads).toBe(3);
+  for (let i = 0; i < 200 && (await shares()).length === 0; i++) await Bun.sleep(5);
+  expect(await shares()).toEqual([{ user_id: "u1", reserved: 1 }]);
+  await read(now + 1600); // counted in the shared window again
+  expect(budgets.unreservedReads).toBe(3);
+  expect(await storage.all("SELECT reserved FROM budget_windows")).toEqual([{ reserved: 2 }]);
+  // The local count still binds: u1's share is 10 a minute, 4 are spent.
+  for (let i = 0; i < 6; i++) await read(now + 1700);
+  await expect(read(now + 1700)).rejects.toMatchObject({ status: 429, code: "budget_exceeded" });
   await storage.close();
 });

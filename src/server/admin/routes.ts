@@ -167,6 +167,10 @@ export function adminRoutes(gateway: Gateway) {
                 value: gateway.tokens.misses,
               },
               gateway_sessions_active: { help: "Live sessions.", value: await gateway.store.countLive() },
+              gateway_budget_unreserved_reads_total: {
+                help: "Reads allowed while the database could not take the budget's reservation: counted by this process alone, never in the shared window.",
+                value: gateway.budgets.unreservedReads,
+              },
               gateway_write_queue_depth: {
                 help: "Write transactions waiting for their turn (SQLite's one writer per process, then the file's lock).",
                 value: gateway.storage.waitingWrites,

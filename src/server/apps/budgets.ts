@@ -4,38 +4,54 @@
  * windows; the next call gets 429 `budget_exceeded` with Retry-After. Under the userinfo fallback the
  * client is unknown and budgets are not enforced.
  *
- * The budget is shared by every process on the database: a process reserves calls of the current
- * window a few at a time (`budget_windows`, never past the budget, under a lock), and spends them from
- * memory. So all processes together never allow more than the budget; a process's unspent reservation
- * at the end of a minute is lost (at most `reserveSize - 1` calls per process per minute refused early).
- * Small budgets reserve one call at a time (a database write per budgeted call).
- *
  * One principal may take only a share of its app's budget (`budget.userShare`, default a tenth, at
  * least one call): otherwise a single user, or a single stolen token, could spend the whole minute's
- * budget and lock every other user of the app out. The share is counted per process: a user whose
- * calls are spread over N processes may get up to N shares, never more than the app's budget. A
- * refused call is not charged to the app.
+ * budget and lock every other user of the app out. A refused call is not charged to the app.
+ *
+ * Both are shared by every process on the database: a call spends one reserved call of the app's
+ * window and one of the user's, which a process reserves a few at a time (budget-windows.ts, never
+ * past the budget or the share) and spends from memory. So all processes together never allow more
+ * than the budget, nor one user more than the share; what a process reserved and did not spend by the
+ * end of the minute is lost (at most `reserveSize - 1` calls per process, per count, per minute).
+ *
+ * When the database cannot take the reservation's write (a full disk, a read-only database, a write
+ * lock held past the wait), a read is not refused for it: the process counts it in memory only, within
+ * its local allowance (the whole budget and the user's whole share per minute, by this process's count
+ * of what it allowed, reserved or not), and `unreservedReads` counts it (the overshoot: calls the
+ * shared count never saw). Writes fail as the database makes them fail (503). After a failure, reads
+ * stop waiting on the database; one reservation a second is tried in the background until one succeeds.
  */
 import type { Storage } from "../db/sql.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, databaseError } from "../http/errors.ts";
+import { type CountKey, reserveCalls } from "./budget-windows.ts";
 import type { AppRegistry } from "./registry.ts";
 
 export const DEFAULT_USER_SHARE = 0.1;
+/** While the database cannot take writes, how often a read tries a reservation again (in the background). */
+const PROBE_MS = 1000;
+
+/** One count of a window, as this process sees it. */
+interface Pool {
+  /** Calls reserved from the shared count by this process, and spent of them. */
+  reserved: number;
+  spent: number;
+  /** Calls allowed with nothing reserved (the database could not take the reservation). */
+  unreserved: number;
+  /** A reservation in flight (concurrent calls wait for the same one). */
+  reserving: Promise<number> | undefined;
+}
 
 interface Window {
   start: number;
-  /** Calls reserved from the shared window by this process, and spent of them. */
-  reserved: number;
-  spent: number;
-  /** A reservation in flight (concurrent calls wait for the same one). */
-  reserving: Promise<number> | undefined;
-  /** Calls per user in this window (dropped with the window, so memory stays bounded by a minute's users). */
-  users: Map<string, number>;
+  app: Pool;
+  /** Per user of this window (dropped with the window, so memory stays bounded by a minute's users). */
+  users: Map<string, Pool>;
 }
 
-/** How many calls a process reserves at once: 1 for small budgets, at most 100 (a fiftieth of the budget). */
-export function reserveSize(requestsPerMinute: number): number {
-  return Math.max(1, Math.min(100, Math.floor(requestsPerMinute / 50)));
+export interface TakeOptions {
+  /** A read (GET, HEAD): allowed locally when the database cannot take the reservation. */
+  read?: boolean;
+  now?: number;
 }
 
 /**
@@ -47,8 +63,19 @@ export function userAllowance(requestsPerMinute: number, userShare = DEFAULT_USE
   return Math.max(1, Math.ceil(Number((requestsPerMinute * userShare).toPrecision(12))));
 }
 
+const pool = (): Pool => ({ reserved: 0, spent: 0, unreserved: 0, reserving: undefined });
+const hasReserved = (p: Pool) => p.spent < p.reserved;
+/** What this process allowed of the count this minute, reserved or not. */
+const allowed = (p: Pool) => p.spent + p.unreserved;
+const windowStart = (now: number) => now - (now % 60_000);
+
 export class Budgets {
   private readonly windows = new Map<string, Window>();
+  /** Set when a reservation failed for want of the database; cleared when one succeeds. */
+  private databaseDown = false;
+  private lastProbe = 0;
+  /** Reads allowed with no reservation behind them since start-up (`/metrics`). */
+  unreservedReads = 0;
 
   constructor(
     private readonly apps: AppRegistry,
@@ -56,90 +83,120 @@ export class Budgets {
   ) {}
 
   /**
-   * Counts one call when that needs nothing but memory (no budget, or calls already reserved and the
-   * user under their share): true. False when `take` must decide (reserve, or refuse); nothing counted.
+   * Counts one call when that needs nothing but memory (no budget, or calls of the app and of the user
+   * already reserved): true. False when `take` must decide (reserve, or refuse); nothing counted.
    */
   takeNow(appId: string, clientId: string | undefined, userId: string, now = Date.now()): boolean {
     if (clientId === undefined) return true;
     const budget = this.apps.app(appId)?.budget;
     if (budget === undefined) return true;
     const window = this.windows.get(appId);
-    if (!window || window.start !== now - (now % 60_000) || window.spent >= window.reserved) return false;
-    const used = window.users.get(userId) ?? 0;
-    if (used >= userAllowance(budget.requestsPerMinute, budget.userShare)) return false;
-    window.spent++;
-    window.users.set(userId, used + 1);
+    if (!window || window.start !== windowStart(now)) return false;
+    const user = window.users.get(userId);
+    if (!user || !hasReserved(user) || !hasReserved(window.app)) return false;
+    if (allowed(window.app) >= budget.requestsPerMinute) return false;
+    if (allowed(user) >= userAllowance(budget.requestsPerMinute, budget.userShare)) return false;
+    window.app.spent++;
+    user.spent++;
     return true;
   }
 
   /** Counts one call of `userId` for the app; throws 429 when the app's budget or the user's share is spent. */
-  async take(appId: string, clientId: string | undefined, userId: string, now = Date.now()): Promise<void> {
+  async take(
+    appId: string,
+    clientId: string | undefined,
+    userId: string,
+    options: TakeOptions = {},
+  ): Promise<void> {
+    const now = options.now ?? Date.now();
     if (this.takeNow(appId, clientId, userId, now)) return;
     // takeNow answered true when there is no client or no budget.
     const budget = this.apps.app(appId)!.budget!;
     const limit = budget.requestsPerMinute;
-    const start = now - (now % 60_000);
-    let window = this.windows.get(appId);
-    if (!window || window.start !== start) {
-      window = { start, reserved: 0, spent: 0, reserving: undefined, users: new Map() };
-      this.windows.set(appId, window);
-    }
-    const retryAfter = { "retry-after": String(Math.max(1, Math.ceil((start + 60_000 - now) / 1000))) };
     const allowance = userAllowance(limit, budget.userShare);
-    const used = window.users.get(userId) ?? 0;
-    // A user past their share is refused before anything is reserved for them.
-    if (used >= allowance) throw userShareSpent(allowance, limit, retryAfter);
-    while (window.spent >= window.reserved) {
-      window.reserving ??= this.reserve(appId, start, limit).finally(() => {
-        window.reserving = undefined;
-      });
-      const granted = await window.reserving;
-      if (granted === 0 && window.spent >= window.reserved)
-        throw new ApiError(
-          429,
-          "budget_exceeded",
-          `This app's budget of ${limit} requests per minute is spent.`,
-          retryAfter,
-        );
+    const window = this.window(appId, now);
+    const user = window.users.get(userId) ?? window.users.set(userId, pool()).get(userId)!;
+    const retryAfter = {
+      "retry-after": String(Math.max(1, Math.ceil((window.start + 60_000 - now) / 1000))),
+    };
+    const shareSpent = () => userShareSpent(allowance, limit, retryAfter);
+    const budgetSpent = () =>
+      new ApiError(
+        429,
+        "budget_exceeded",
+        `This app's budget of ${limit} requests per minute is spent.`,
+        retryAfter,
+      );
+    const userKey: CountKey = { appId, start: window.start, userId };
+    const appKey: CountKey = { appId, start: window.start };
+    for (;;) {
+      // What this process alone allowed is refused at once, before anything is reserved.
+      if (allowed(user) >= allowance) throw shareSpent();
+      if (allowed(window.app) >= limit) throw budgetSpent();
+      if (hasReserved(user) && hasReserved(window.app)) break;
+      if (options.read && this.databaseDown) {
+        this.probe(hasReserved(user) ? [window.app, appKey, limit] : [user, userKey, allowance], now);
+        break;
+      }
+      try {
+        // The user's share first: a user past it reserves nothing of the app's.
+        await this.ensure(user, userKey, allowance, shareSpent);
+        await this.ensure(window.app, appKey, limit, budgetSpent);
+      } catch (error) {
+        if (!options.read || databaseError(error)?.status !== 503) throw error;
+        this.databaseDown = true;
+        this.lastProbe = now;
+      }
     }
-    const usedNow = window.users.get(userId) ?? 0;
-    if (usedNow >= allowance) throw userShareSpent(allowance, limit, retryAfter);
-    window.spent++;
-    window.users.set(userId, usedNow + 1);
+    const unreserved = spend(user) + spend(window.app);
+    if (unreserved > 0) this.unreservedReads++;
   }
 
-  /** Reserves calls of the shared window for this process; returns how many (0 once the budget is spent). */
-  private async reserve(appId: string, start: number, limit: number): Promise<number> {
-    const window = this.windows.get(appId);
-    const granted = await this.storage.transaction(async (tx) => {
-      await tx.lock(`budget:${appId}`);
-      const row = await tx.get<{ reserved: number }>(
-        "SELECT reserved FROM budget_windows WHERE app_id = $1 AND window_start = $2",
-        [appId, start],
-      );
-      const reserved = Number(row?.reserved ?? 0);
-      const grant = Math.min(reserveSize(limit), limit - reserved);
-      if (grant <= 0) return 0;
-      if (row) {
-        await tx.run("UPDATE budget_windows SET reserved = $3 WHERE app_id = $1 AND window_start = $2", [
-          appId,
-          start,
-          reserved + grant,
-        ]);
-      } else {
-        // Old windows go as new ones come: the table holds about one row per app.
-        await tx.run("DELETE FROM budget_windows WHERE app_id = $1 AND window_start < $2", [appId, start]);
-        await tx.run("INSERT INTO budget_windows (app_id, window_start, reserved) VALUES ($1, $2, $3)", [
-          appId,
-          start,
-          grant,
-        ]);
-      }
-      return grant;
-    });
-    if (window && window.start === start) window.reserved += granted;
-    return granted;
+  private window(appId: string, now: number): Window {
+    const start = windowStart(now);
+    let window = this.windows.get(appId);
+    if (!window || window.start !== start) {
+      window = { start, app: pool(), users: new Map() };
+      this.windows.set(appId, window);
+    }
+    return window;
   }
+
+  /** A reserved call in the pool, reserving if need be; `refusal` when the shared count has none left. */
+  private async ensure(p: Pool, key: CountKey, cap: number, refusal: () => ApiError): Promise<void> {
+    if (!hasReserved(p) && (await this.fill(p, key, cap)) === 0 && !hasReserved(p)) throw refusal();
+  }
+
+  /** Reserves calls of the shared count for this process; how many (0 once the cap is reserved). */
+  private fill(p: Pool, key: CountKey, cap: number): Promise<number> {
+    p.reserving ??= reserveCalls(this.storage, key, cap)
+      .then((granted) => {
+        p.reserved += granted;
+        this.databaseDown = false;
+        return granted;
+      })
+      .finally(() => {
+        p.reserving = undefined;
+      });
+    return p.reserving;
+  }
+
+  /** While the database is down: at most once a second, a reservation in the background (nobody waits for it). */
+  private probe([p, key, cap]: [Pool, CountKey, number], now: number): void {
+    if (now - this.lastProbe < PROBE_MS) return;
+    this.lastProbe = now;
+    this.fill(p, key, cap).catch(() => {});
+  }
+}
+
+/** Spends a reserved call of the pool, or counts one with nothing reserved: 1 then, else 0. */
+function spend(p: Pool): number {
+  if (hasReserved(p)) {
+    p.spent++;
+    return 0;
+  }
+  p.unreserved++;
+  return 1;
 }
 
 function userShareSpent(allowance: number, limit: number, retryAfter: Record<string, string>): ApiError {

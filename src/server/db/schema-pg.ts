@@ -213,6 +213,18 @@ export const budgetWindows = pgTable(
   (t) => [primaryKey({ columns: [t.appId, t.windowStart] })],
 );
 
+/** Each user's share of an app's budget (see schema.ts). */
+export const budgetShares = pgTable(
+  "budget_shares",
+  {
+    appId: text("app_id").notNull(),
+    windowStart: ms("window_start").notNull(),
+    userId: text("user_id").notNull(),
+    reserved: bigint("reserved", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.appId, t.windowStart, t.userId] })],
+);
+
 /** Deleted accounts, by pseudonym (see schema.ts). */
 export const deletedUsers = pgTable("deleted_users", {
   pseudonym: text("pseudonym").primaryKey(),

@@ -236,6 +236,22 @@ export const budgetWindows = sqliteTable(
 );
 
 /**
+ * Each user's share of an app's budget, shared by every process like `budget_windows`: how many of
+ * the user's calls in the app's one-minute window the processes have reserved between them (never
+ * past the share). Rows of past windows are deleted as new ones come.
+ */
+export const budgetShares = sqliteTable(
+  "budget_shares",
+  {
+    appId: text("app_id").notNull(),
+    windowStart: integer("window_start").notNull(),
+    userId: text("user_id").notNull(),
+    reserved: integer("reserved").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.appId, t.windowStart, t.userId] })],
+);
+
+/**
  * Deleted accounts, by pseudonym (HMAC of the user id under the sealing key: the id itself is gone).
  * A deletion is final: membership changes naming a deleted user are refused, and a second delete
  * answers the first one's report.

@@ -30,7 +30,9 @@ const TEXT_FIELDS = { skip: new Set(["name"]), nameLike: new Set(["query"]) };
 
 export async function apiPrincipal(gateway: Gateway, request: Request): Promise<Principal> {
   const principal = await resolvePrincipal(gateway, request);
-  await gateway.budgets.take(principal.appId, principal.clientId, principal.userId);
+  await gateway.budgets.take(principal.appId, principal.clientId, principal.userId, {
+    read: request.method === "GET" || request.method === "HEAD",
+  });
   return principal;
 }
 
