@@ -12,6 +12,9 @@
  * With IDP_ADMIN_API_KEY the token is introspected (Hydra admin), which proves the user AND the OAuth
  * client, so per-app budgets can apply; only `active: true` with `token_use` absent or `access_token`
  * is accepted. Without the key the userinfo endpoint proves the user only (client unknown).
+ *
+ * The provider may still accept a deleted account's tokens (its revocation comes after, best effort):
+ * the cache does not judge that; the principal's resolution asks on every call (principal.ts).
  */
 import { sha256 } from "../lib/crypto.ts";
 import { Lru } from "../lib/lru.ts";
@@ -37,14 +40,7 @@ export class TokenCache {
   hits = 0;
   misses = 0;
 
-  /**
-   * @param refused a user whose tokens the provider may still accept but the gateway refuses (a deleted
-   *                account: the provider's revocation comes after, best effort); asked on misses only
-   */
-  constructor(
-    private readonly hydra: HydraClient,
-    private readonly refused: (userId: string) => Promise<boolean> = async () => false,
-  ) {}
+  constructor(private readonly hydra: HydraClient) {}
 
   /**
    * The principal for a bearer token, or null when the provider says it is not valid. Throws
@@ -82,7 +78,7 @@ export class TokenCache {
     const now = Date.now();
     const call: Promise<TokenPrincipal | null> = this.lookup(token)
       .then(({ principal, expiresAt }) => {
-        // Forgotten meanwhile (logout, a deleted user): the answer is returned but not cached.
+        // Forgotten meanwhile (logout): the answer is returned but not cached.
         if (this.inflight.get(key) !== call) return principal;
         const until = Math.min(now + TTL_MS, expiresAt ?? Number.POSITIVE_INFINITY);
         this.cache.set(key, { principal, checkedAt: now }, until);
@@ -102,12 +98,6 @@ export class TokenCache {
     this.inflight.delete(key);
   }
 
-  /** Drops every cached token of a user (a deleted account): the next call asks again, and is refused. */
-  forgetUser(userId: string): void {
-    this.cache.deleteWhere((entry) => entry.principal?.userId === userId);
-    this.inflight.clear();
-  }
-
   private async lookup(token: string): Promise<{ principal: TokenPrincipal | null; expiresAt?: number }> {
     if (this.hydra.introspects) {
       const result = await this.hydra.introspect(token);
@@ -118,14 +108,13 @@ export class TokenCache {
       const userId = result.sub ?? (await this.hydra.userinfo(token))?.sub;
       if (userId === undefined)
         throw new IdpUnavailable("introspection says active but userinfo refuses the token");
-      if (await this.refused(userId)) return { principal: null };
       return {
         principal: { userId, clientId: result.clientId },
         expiresAt: result.exp !== undefined ? result.exp * 1000 : undefined,
       };
     }
     const info = await this.hydra.userinfo(token);
-    if (!info || (await this.refused(info.sub))) return { principal: null };
+    if (!info) return { principal: null };
     return { principal: { userId: info.sub, clientId: undefined } };
   }
 }
