@@ -257,7 +257,10 @@ describe("DELETE /admin/v1/users/:id", () => {
     expectError(await k.post("del-o", `/v1/resources/${ids.p}/invite`, { userId: D }), 404, "user_deleted");
     const linked = await link(ids.b, "notes", "n-late", D);
     // The data service writing for the deleted user: that account is refused.
-    expect({ status: linked.status, code: linked.body.code }).toEqual({ status: 403, code: "account_deleted" });
+    expect({ status: linked.status, code: linked.body.code }).toEqual({
+      status: 403,
+      code: "account_deleted",
+    });
     expect(await k.snapshot()).toEqual(before);
   });
 

@@ -101,7 +101,8 @@ export function authRoutes(gateway: Gateway) {
         if (await gateway.deleted.isDeleted(userId)) {
           // The provider still knows the subject: its new grant is revoked, best effort, after the answer.
           const { refreshToken } = result.tokens;
-          if (refreshToken) void sessions.revokeToken(body.client_id, refreshToken, "(deleted account)").catch(() => {});
+          if (refreshToken)
+            void sessions.revokeToken(body.client_id, refreshToken, "(deleted account)").catch(() => {});
           throw errors.accountDeleted();
         }
         if (previous) await sessions.end(previous.row.id, "replaced", previous.row.userId);
