@@ -5,6 +5,7 @@ import m1 from "../../../drizzle-pg/0001_init.sql" with { type: "text" };
 import m2 from "../../../drizzle-pg/0002_budget_windows.sql" with { type: "text" };
 import m3 from "../../../drizzle-pg/0003_ownership_offers.sql" with { type: "text" };
 import m4 from "../../../drizzle-pg/0004_account_deletion.sql" with { type: "text" };
+import m5 from "../../../drizzle-pg/0005_export_indexes.sql" with { type: "text" };
 
-export const migrationSql: string[] = [m0, m1, m2, m3, m4];
+export const migrationSql: string[] = [m0, m1, m2, m3, m4, m5];
 export const migrationJournal = journal;

@@ -12,6 +12,7 @@ import m8 from "../../../drizzle/0008_session_refresh_state.sql" with { type: "t
 import m9 from "../../../drizzle/0009_budget_windows.sql" with { type: "text" };
 import m10 from "../../../drizzle/0010_ownership_offers.sql" with { type: "text" };
 import m11 from "../../../drizzle/0011_account_deletion.sql" with { type: "text" };
+import m12 from "../../../drizzle/0012_export_indexes.sql" with { type: "text" };
 
-export const migrationSql: string[] = [m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11];
+export const migrationSql: string[] = [m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12];
 export const migrationJournal = journal;
