@@ -14,9 +14,8 @@
  *
  * Once committed, every credential of the user is refused on every process (DeletedUsers.isDeleted, asked
  * at every resolution, a cached bearer token's included), and so is a new sign-in of the same subject.
- * After the commit, never holding up the answer and never failing it: the
- * sessions' refresh tokens are revoked at the provider, and the Kratos identity is deleted when
- * KRATOS_ADMIN_URL is set. Session rows keep the user id until the retention purge (7 days), so a
+ * After the commit, never holding up the answer and never failing it: the sessions' refresh tokens are
+ * revoked at the provider, and the Kratos identity is deleted when KRATOS_ADMIN_URL is set. Session rows keep the user id until the retention purge (7 days), so a
  * browser still holding the cookie is told why its session ended.
  */
 import type { SessionRow, SessionStore } from "../auth/session-store.ts";
