@@ -5,7 +5,7 @@
  * serve them on 127.0.0.1.
  */
 import { Elysia } from "elysia";
-import { exportUser } from "./accounts/export.ts";
+import { exportResponse } from "./accounts/export.ts";
 import { signedInRecently } from "./accounts/rules.ts";
 import { adminRoutes } from "./admin/routes.ts";
 import { consentRoutes } from "./auth/consent-routes.ts";
@@ -52,13 +52,17 @@ export function buildPublicApp(gateway: Gateway, options: PublicAppOptions = {})
       .get("/v1/me", async ({ request }) => meView(await resolvePrincipal(gateway, request)), {
         detail: docs.me,
       })
-      // The caller's own data, everything this service holds about them (apps included): one document.
+      // The caller's own data in the caller's app: one document, streamed.
       .get(
         "/v1/me/export",
-        async ({ request }) => exportUser(gateway.storage, (await apiPrincipal(gateway, request)).userId),
-        {
-          detail: docs.meExport,
+        async ({ request }) => {
+          const { userId, appId } = await apiPrincipal(gateway, request);
+          return exportResponse(gateway.storage, userId, {
+            appId,
+            appOf: (clientId) => gateway.apps.appFor(clientId).id,
+          });
         },
+        { detail: docs.meExport },
       )
       // The caller deletes their own account: only from a cookie session signed in within 10 minutes.
       .delete(

@@ -61,6 +61,8 @@ export interface Gateway {
   seam: DataSeam;
   /** Account deletion (DELETE /admin/v1/users/:id, DELETE /v1/me). */
   accounts: AccountDeletion;
+  /** Deleted accounts: refused at every credential's resolution, sign-in and write. */
+  deleted: DeletedUsers;
   budgets: Budgets;
   queries: AdminQueries;
   metrics: Metrics;
@@ -85,7 +87,7 @@ export async function createGateway({
   const storage = await openStorage(databaseTarget(config), { writeWaitMs: config.writeWaitMs });
   const ring = await sealingKeys(config, storage, log);
   const sealer = new CookieSealer(ring);
-  const deleted = new DeletedUsers(new Pseudonyms(allKeys(ring).map((k) => k.key)));
+  const deleted = new DeletedUsers(new Pseudonyms(allKeys(ring).map((k) => k.key)), storage);
   const hydra = new HydraClient({
     issuer: config.oidcIssuer,
     adminUrl: config.idpAdminUrl,
@@ -95,7 +97,7 @@ export async function createGateway({
     introspectionClient: config.idpIntrospectionClient,
     timeoutMs: config.idpTimeoutMs,
   });
-  const store = new SessionStore(storage);
+  const store = new SessionStore(storage, deleted);
   const cookieName = config.cookieSecure ? "__Host-sg_session" : "sg_session";
   const resourceStore = new ResourceStore(storage);
   const seam = new DataSeam(storage, apps);
@@ -119,15 +121,13 @@ export async function createGateway({
     refreshCallTimeoutMs: config.refreshCallTimeoutMs,
     log,
   });
-  // A deleted account's tokens are refused even while the provider still accepts them.
-  const tokens = new TokenCache(hydra, async (userId) => (await deleted.find(storage, userId)) !== undefined);
+  const tokens = new TokenCache(hydra);
   const accounts = new AccountDeletion({
     storage,
     membership,
     seam,
     sessionStore: store,
     sessions,
-    tokens,
     kratos: new KratosAdmin(config.kratosAdminUrl, config.idpTimeoutMs),
     log,
   });
@@ -165,6 +165,7 @@ export async function createGateway({
     ownership: new OwnershipService(storage, membership),
     seam,
     accounts,
+    deleted,
     budgets: new Budgets(apps, storage),
     queries: new AdminQueries(storage),
     metrics: new Metrics(),

@@ -27,7 +27,7 @@ export const appDocs = {
   meExport: operation({
     operationId: "exportMyData",
     summary:
-      "Everything this service holds about the caller, as one JSON document: sessions (never a token), memberships, resources owned, pending invites and ownership offers, credits, linked and retained rows, and the audit events about them",
+      "Everything this service holds about the caller in the caller's app, as one JSON document (streamed): sessions (never a token), memberships (a pending request on a members-only resource without its name), resources owned, pending invites and ownership offers, credits, linked and retained rows, and the audit events about them (without other users' ids inside their data)",
     tags: ["auth"],
     security: EITHER_CREDENTIAL,
     responses: { 200: json(UserExportModel) },

@@ -5,8 +5,13 @@
  * was refused after it. Relies on the user's lock and the deleted-user check every membership change
  * makes inside its transaction (pseudonym.ts `guard`): without it, calls whose caller was resolved
  * before the deletion committed leave memberships and invites of a deleted user.
+ *
+ * The same holds for sign-ins (a session row), resource creations and welcome grants racing the
+ * deletion (issue 27, item 1): each takes the user's lock and refuses a deleted user in its own
+ * transaction, so none leaves a live session, an owned resource or a credit under the deleted id.
  */
 import { afterAll, expect, test } from "bun:test";
+import { grantWelcomeCredit } from "../../src/server/credits/ledger.ts";
 import { type Json, makeKit } from "../helpers/resources-kit.ts";
 
 const ADMIN_TOKEN = "race-admin-token";
@@ -56,7 +61,7 @@ test("a deletion among 50 concurrent joins and invites by and for the user leave
   // Every call succeeded (before the deletion) or was refused (after it): never anything else.
   const outcomes = answers.map((a) => (a.status === 200 ? "ok" : `${a.status} ${a.body.code}`));
   for (const outcome of outcomes)
-    expect(["ok", "401 unauthenticated", "404 user_deleted"]).toContain(outcome);
+    expect(["ok", "403 account_deleted", "404 user_deleted"]).toContain(outcome);
   // The deletion really came in the middle: some calls were done before it, some refused after it.
   expect(outcomes.filter((o) => o === "ok").length).toBeGreaterThan(0);
   expect(outcomes.filter((o) => o !== "ok").length).toBeGreaterThan(0);
@@ -87,4 +92,58 @@ test("a deletion among 50 concurrent joins and invites by and for the user leave
     invites: 0,
   });
   expect(report.resources).toEqual({ transferred: [], deleted: [own] });
+}, 60_000);
+
+test("sign-ins, creations and welcome grants racing a deletion leave no session, resource or credit under the id", async () => {
+  const S = "race-s";
+  const { gateway } = k.gw;
+  await k.users(S);
+  expect(await grantWelcomeCredit(gateway.storage, gateway.deleted, S, 5_000_000)).toBe(true);
+  const outcome = (p: Promise<unknown>) =>
+    p.then(
+      () => "ok",
+      (error: { status?: number; code?: string }) => `${error.status} ${error.code}`,
+    );
+  const signIn = () =>
+    outcome(
+      gateway.sessions.start(
+        { accessToken: `at-${crypto.randomUUID()}`, expiresIn: 3600, scope: "openid" } as never,
+        S,
+        "web",
+      ),
+    );
+  const create = (i: number) =>
+    k
+      .post(S, "/v1/resources", { type: "team", name: `race ${i}` })
+      .then((r) => (r.status === 200 ? "ok" : `${r.status} ${r.body.code}`));
+  const grant = () =>
+    outcome(
+      grantWelcomeCredit(gateway.storage, gateway.deleted, S, 5_000_000).then((granted) => {
+        if (granted) throw { status: 200, code: "granted_again" };
+      }),
+    );
+  const ops = () => [signIn(), create(Math.random()), grant()];
+  // Calls keep starting while the deletion runs (each turn of the event loop), and a few after it:
+  // those reach their transaction with the user deleted, whatever their caller checked before.
+  let running = true;
+  const deletion = k.gw
+    .admin(`/admin/v1/users/${S}`, { method: "DELETE", headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+    .finally(() => {
+      running = false;
+    });
+  const answers: Array<Promise<string>> = [];
+  while (running) {
+    answers.push(...ops());
+    await Bun.sleep(0);
+  }
+  answers.push(...ops(), ...ops());
+  const deleted = await deletion;
+  expect(deleted.status).toBe(200);
+  const outcomes = await Promise.all(answers);
+  for (const answer of outcomes) expect(["ok", "403 account_deleted"]).toContain(answer);
+  expect(outcomes.filter((a) => a !== "ok").length).toBeGreaterThan(0);
+  expect(await k.db.count("SELECT count(*) FROM sessions WHERE user_id = ? AND ended_at IS NULL", S)).toBe(0);
+  expect(await k.db.count("SELECT count(*) FROM resources WHERE owner_id = ?", S)).toBe(0);
+  expect(await k.db.count("SELECT count(*) FROM credits WHERE user_id = ?", S)).toBe(0);
+  expect(await k.db.count("SELECT count(*) FROM events WHERE user_id = ? OR actor = ?", S, S)).toBe(0);
 }, 60_000);

@@ -49,17 +49,18 @@ test("deleteAccount(): cookie and bearer refused at once, refresh token revoked,
   expect(report).toMatchObject({ userId: "sock-del", deletedNow: true, sessionsEnded: 1 });
   // Refused at once, whatever the provider has done yet.
   const byCookie = await fetch(`${stack.url}/v1/me`, { headers: { cookie } });
-  expect(byCookie.status).toBe(401);
+  expect(byCookie.status).toBe(403);
+  expect(await byCookie.json()).toMatchObject({ code: "account_deleted" });
   const byBearer = await me({ authorization: `Bearer ${at}` });
-  expect(byBearer.status).toBe(401);
-  expect(await byBearer.json()).toMatchObject({ code: "unauthenticated" });
+  expect(byBearer.status).toBe(403);
+  expect(await byBearer.json()).toMatchObject({ code: "account_deleted" });
   const refresh = await fetch(`${stack.url}/auth/refresh`, {
     method: "POST",
     headers: { ...CSRF, cookie },
     body: JSON.stringify({ client_id: CLIENT_ID }),
   });
-  expect(refresh.status).toBe(401);
-  expect(await refresh.json()).toMatchObject({ code: "unauthenticated", reason: "deleted" });
+  expect(refresh.status).toBe(403);
+  expect(await refresh.json()).toMatchObject({ code: "account_deleted", reason: "deleted" });
   // Then, after the answer: the provider revoked the refresh token, Kratos lost the identity.
   await stack.running.gateway.accounts.idle();
   expect((stack.idp.calls.revoke ?? 0) - revokesBefore).toBe(1);

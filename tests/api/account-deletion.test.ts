@@ -116,7 +116,7 @@ beforeAll(async () => {
   await k.post("del-o", `/v1/resources/${ids.p}/invite`, { userId: D });
   ids.r = (await k.create("del-o", "team", "R")).id;
   await k.post(D, `/v1/resources/${ids.r}/request`);
-  expect(await grantWelcomeCredit(k.gw.gateway.storage, D, 5_000_000)).toBe(true);
+  expect(await grantWelcomeCredit(k.gw.gateway.storage, k.gw.gateway.deleted, D, 5_000_000)).toBe(true);
   preview = await adminCall("GET", `/admin/v1/users/${D}`);
   report = await adminCall("DELETE", `/admin/v1/users/${D}`);
 }, 60_000);
@@ -235,8 +235,8 @@ describe("DELETE /admin/v1/users/:id", () => {
     );
   });
 
-  test("the user's cookie is refused at once, and /auth/session says the account was deleted", async () => {
-    expectError(await k.get(D, "/v1/me"), 401, "unauthenticated");
+  test("the user's cookie is refused at once (403 account_deleted), and /auth/session says the account was deleted", async () => {
+    expectError(await k.get(D, "/v1/me"), 403, "account_deleted");
     const session = await k.raw("/auth/session", { headers: { cookie: dCookie.cookie! } });
     expect(session.body).toEqual({ authenticated: false, reason: "deleted" });
     expect(await k.db.count("SELECT count(*) FROM sessions WHERE user_id = ? AND ended_at IS NULL", D)).toBe(
@@ -256,7 +256,11 @@ describe("DELETE /admin/v1/users/:id", () => {
     const before = await k.snapshot();
     expectError(await k.post("del-o", `/v1/resources/${ids.p}/invite`, { userId: D }), 404, "user_deleted");
     const linked = await link(ids.b, "notes", "n-late", D);
-    expect({ status: linked.status, code: linked.body.code }).toEqual({ status: 404, code: "user_deleted" });
+    // The data service writing for the deleted user: that account is refused.
+    expect({ status: linked.status, code: linked.body.code }).toEqual({
+      status: 403,
+      code: "account_deleted",
+    });
     expect(await k.snapshot()).toEqual(before);
   });
 
@@ -320,7 +324,7 @@ describe("DELETE /v1/me", () => {
       reply.body.pseudonym,
     );
     expect(actor).toEqual({ actor: reply.body.pseudonym, user_id: reply.body.pseudonym });
-    expectError(await k.raw("/v1/me", { method: "DELETE", headers }), 401, "unauthenticated");
+    expectError(await k.raw("/v1/me", { method: "DELETE", headers }), 403, "account_deleted");
     await expectNoTrace("del-self");
   });
 });

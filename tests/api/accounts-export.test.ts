@@ -76,8 +76,10 @@ beforeAll(async () => {
   ids.left = (await k.create("ex-o", "board", "Left board")).id;
   expect((await link(ids.left, "photos", "photo-kept", U, { caption: "kept" })).status).toBe(200);
   expect((await k.post(U, `/v1/resources/${ids.left}/leave`)).status).toBe(200);
-  expect(await grantWelcomeCredit(k.gw.gateway.storage, U, 5_000_000)).toBe(true);
-  expect(await grantWelcomeCredit(k.gw.gateway.storage, "ex-other", 5_000_000)).toBe(true);
+  expect(await grantWelcomeCredit(k.gw.gateway.storage, k.gw.gateway.deleted, U, 5_000_000)).toBe(true);
+  expect(await grantWelcomeCredit(k.gw.gateway.storage, k.gw.gateway.deleted, "ex-other", 5_000_000)).toBe(
+    true,
+  );
   // The kit's session for U (not the one whose cookie this file uses) ends by an operator's revoke.
   const kitSession = await k.db.get(
     "SELECT id FROM sessions WHERE user_id = ? AND id <> ?",

@@ -1,6 +1,7 @@
 /** CORS for registered origins only, the admin listener's guard, and the welcome credit's uniqueness. */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { DeletedUsers, Pseudonyms } from "../../src/server/accounts/pseudonym.ts";
 import { balanceMicros, grantWelcomeCredit, hasWelcomeCredit } from "../../src/server/credits/ledger.ts";
 import { openStorage } from "../../src/server/db/open.ts";
 import { sql } from "../helpers/db.ts";
@@ -82,10 +83,11 @@ describe("welcome credit", () => {
     const path = join(tempDir(), "credits.db");
     const a = await openStorage(path);
     const b = await openStorage(path);
+    const deleted = new DeletedUsers(new Pseudonyms([new Uint8Array(32)]), a);
     const results = await Promise.all([
-      grantWelcomeCredit(a, "racer", 5_000_000),
-      grantWelcomeCredit(b, "racer", 5_000_000),
-      grantWelcomeCredit(a, "racer", 5_000_000),
+      grantWelcomeCredit(a, deleted, "racer", 5_000_000),
+      grantWelcomeCredit(b, deleted, "racer", 5_000_000),
+      grantWelcomeCredit(a, deleted, "racer", 5_000_000),
     ]);
     expect(results.filter(Boolean)).toEqual([true]);
     expect(await hasWelcomeCredit(b, "racer")).toBe(true);

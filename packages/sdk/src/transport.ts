@@ -105,8 +105,11 @@ export class Transport {
           return this.answer({ ok: true });
         }
         const refused = await this.read(response).catch((error: unknown) => error);
-        // A provider or network failure says nothing about the session: the next 401 tries again.
-        if (!(refused instanceof GatewayError) || refused.status !== 401) return { ok: false };
+        // A provider or network failure says nothing about the session: the next 401 tries again. A
+        // deleted account (403 account_deleted) ends it like a 401.
+        const ended =
+          refused instanceof GatewayError && (refused.status === 401 || refused.code === "account_deleted");
+        if (!ended) return { ok: false };
         this.state.ended(refused.reason ?? "expired");
         return this.answer({ ok: false, refused });
       })

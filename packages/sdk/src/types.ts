@@ -129,8 +129,8 @@ export interface RequestClientOptions extends CommonOptions {
 }
 
 /**
- * `auth.exportData()`: everything the gateway holds about the signed-in user. Times are ISO 8601;
- * sessions carry no token. `data` fields are what the data service linked, as it sent them.
+ * `auth.exportData()`: everything the gateway holds about the signed-in user in this client's app (the
+ * credit ledger is the user's whatever the app). Times are ISO 8601; sessions carry no token. `data` fields are what the data service linked, as it sent them.
  */
 export interface UserExport {
   userId: string;
@@ -148,7 +148,8 @@ export interface UserExport {
     resourceId: string;
     appId: string;
     type: string;
-    name: string;
+    /** Absent for a pending request on a members-only resource (a requester may not read it). */
+    name?: string;
     role: Role;
     state: MemberState;
     invitedBy: string | null;

@@ -12,10 +12,10 @@
  *   accepted invites name the pseudonym instead of the id; a `user.deleted` event and a `deleted_users`
  *   row keep the report, so a second delete is a no-op that answers the same report.
  *
- * After the commit, never holding up the answer and never failing it: the user's bearer tokens leave the
- * cache (a provider that still accepts one is overruled: the token cache refuses deleted users), the
- * sessions' refresh tokens are revoked at the provider, and the Kratos identity is deleted when
- * KRATOS_ADMIN_URL is set. Session rows keep the user id until the retention purge (7 days), so a
+ * Once committed, every credential of the user is refused on every process (DeletedUsers.isDeleted, asked
+ * at every resolution, a cached bearer token's included), and so is a new sign-in of the same subject.
+ * After the commit, never holding up the answer and never failing it: the sessions' refresh tokens are
+ * revoked at the provider, and the Kratos identity is deleted when KRATOS_ADMIN_URL is set. Session rows keep the user id until the retention purge (7 days), so a
  * browser still holding the cookie is told why its session ended.
  */
 import type { SessionRow, SessionStore } from "../auth/session-store.ts";
@@ -25,7 +25,6 @@ import type { Storage, Tx } from "../db/sql.ts";
 import { appendEvent } from "../events/log.ts";
 import { ApiError } from "../http/errors.ts";
 import type { KratosAdmin } from "../idp/kratos-admin.ts";
-import type { TokenCache } from "../idp/token-cache.ts";
 import type { Logger } from "../lib/log.ts";
 import type { MembershipService } from "../resources/service.ts";
 import type { ResourceRow } from "../resources/store.ts";
@@ -39,7 +38,6 @@ export interface AccountDeletionParts {
   seam: DataSeam;
   sessionStore: SessionStore;
   sessions: SessionService;
-  tokens: TokenCache;
   kratos: KratosAdmin;
   log: Logger;
 }
@@ -59,8 +57,8 @@ export class AccountDeletion {
     const { report, ended } = await this.parts.storage.transaction((tx) =>
       this.inTransaction(tx, userId, actor),
     );
+    this.parts.membership.deleted.noteDeleted(userId);
     if (report.deletedNow) {
-      this.parts.tokens.forgetUser(userId);
       const followUp = this.followUp(userId, ended).finally(() => this.followUps.delete(followUp));
       this.followUps.add(followUp);
     }

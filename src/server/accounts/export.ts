@@ -1,89 +1,157 @@
 /**
- * A user's own data export (issue 16, item 7): everything this service holds about one user, as one
- * JSON document, read in one pass of plain queries. Never a token: sessions give their times and end
- * reason only (the refresh hashes, the sealed refresh token and the cookie stay in the database), and
- * no event payload carries one. The export reads events, links and retained copies by user, which no
- * index serves (they are keyed for the hot paths): acceptable for a rare, per-user request.
+ * A user's own data export: everything this service holds about one user, as one JSON document,
+ * streamed. Never a token: sessions give their times and end reason only (the refresh hashes, the
+ * sealed refresh token and the cookie stay in the database), and no event payload carries one.
+ *
+ * `GET /v1/me/export` shows the caller's app only (a `scope`), as every /v1 route does: its sessions,
+ * memberships, owned resources, invites, offers, links and retained copies, and its events (see
+ * export-events.ts); the credit ledger is the user's own, whatever the app. A pending request on a
+ * members-only resource shows its id and type only, as the caller's list of requests does: a requester
+ * may not read its name. `GET /admin/v1/users/:id/export` (operators) shows every app.
+ *
+ * Each section is read by the user (indexes on the user's rows), the events a page at a time with a
+ * turn of the event loop between pages, and the document is written as it is read: no statement reads
+ * all of a long history, and no step holds the event loop for long.
  */
 import type { Storage } from "../db/sql.ts";
+import { requesterSeesDetails } from "../resources/access.ts";
+import { type ExportScope, exportEvents, parsed } from "./export-events.ts";
 import type { UserExport } from "./model.ts";
 
-const iso = (ms: number) => new Date(ms).toISOString();
+export type { ExportScope };
+
+const iso = (ms: number) => new Date(Number(ms)).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
-const parsed = (text: string | null): unknown => {
-  if (text === null) return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-};
 
 type Row = Record<string, any>;
+type Head = Omit<UserExport, "events">;
 
-export async function exportUser(storage: Storage, userId: string): Promise<UserExport> {
-  const q = (text: string) => storage.all<Row>(text, [userId]);
-  const [sessions, memberships, owned, invites, received, made, credits, links, retained, events] =
-    await Promise.all([
+/** The export as a streamed JSON response; the sections are read before it is answered. */
+export async function exportResponse(
+  storage: Storage,
+  userId: string,
+  scope?: ExportScope,
+): Promise<Response> {
+  const { head, sessionClients } = await exportHead(storage, userId, scope);
+  async function* text(): AsyncGenerator<string> {
+    yield `${JSON.stringify(head).slice(0, -1)},"events":[`;
+    let first = true;
+    for await (const page of exportEvents(storage, userId, sessionClients, scope)) {
+      if (page.length === 0) continue;
+      yield `${first ? "" : ","}${page.map((event) => JSON.stringify(event)).join(",")}`;
+      first = false;
+    }
+    yield "]}";
+  }
+  const chunks = text();
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await chunks.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(next.value));
+    },
+    async cancel() {
+      await chunks.return(undefined);
+    },
+  });
+  return new Response(body, { headers: { "content-type": "application/json;charset=utf-8" } });
+}
+
+async function exportHead(
+  storage: Storage,
+  userId: string,
+  scope: ExportScope | undefined,
+): Promise<{ head: Head; sessionClients: Map<string, string> }> {
+  /** `appFilter` replaces `$APP` in the user's own export (`$2` is the caller's app). */
+  const q = (text: string, appFilter?: string) => {
+    const scoped = scope !== undefined && appFilter !== undefined;
+    return storage.all<Row>(
+      text.replace("$APP", scoped ? appFilter : ""),
+      scoped ? [userId, scope.appId] : [userId],
+    );
+  };
+  const [sessions, memberships, owned, invites, received, made, credits, links, retained] = await Promise.all(
+    [
       q(`SELECT id, client_id AS "clientId", created_at AS "createdAt", last_seen_at AS "lastSeenAt",
            expires_at AS "expiresAt", ended_at AS "endedAt", end_reason AS "endReason"
          FROM sessions WHERE user_id = $1 ORDER BY created_at, id`),
-      q(`SELECT m.resource_id AS "resourceId", r.app_id AS "appId", r.type, r.name, m.role, m.state,
-           m.invited_by AS "invitedBy", m.updated_at AS since
-         FROM members m JOIN resources r ON r.id = m.resource_id WHERE m.user_id = $1
-         ORDER BY m.created_at, m.resource_id`),
-      q(`SELECT id, app_id AS "appId", type, name, member_count AS "memberCount", created_at AS "createdAt"
-         FROM resources WHERE owner_kind = 'user' AND owner_id = $1 ORDER BY created_at, id`),
-      q(`SELECT resource_id AS "resourceId", user_id AS "userId", role, created_at AS "createdAt"
-         FROM members WHERE invited_by = $1 AND state = 'invited' ORDER BY created_at, resource_id, user_id`),
-      q(`SELECT resource_id AS "resourceId", offered_by AS "offeredBy", created_at AS "createdAt"
-         FROM ownership_offers WHERE user_id = $1 ORDER BY created_at, resource_id`),
-      q(`SELECT o.resource_id AS "resourceId", o.user_id AS "userId", o.created_at AS "createdAt"
+      q(
+        `SELECT m.resource_id AS "resourceId", r.app_id AS "appId", r.type, r.name, r.visibility, m.role,
+           m.state, m.invited_by AS "invitedBy", m.updated_at AS since
+         FROM members m JOIN resources r ON r.id = m.resource_id WHERE m.user_id = $1 $APP
+         ORDER BY m.created_at, m.resource_id`,
+        "AND m.app_id = $2",
+      ),
+      // The owner always holds an active owner row: read through the user's memberships.
+      q(
+        `SELECT r.id, r.app_id AS "appId", r.type, r.name, r.member_count AS "memberCount",
+           r.created_at AS "createdAt"
+         FROM members m JOIN resources r ON r.id = m.resource_id
+         WHERE m.user_id = $1 AND m.role = 'owner' AND r.owner_kind = 'user' AND r.owner_id = $1 $APP
+         ORDER BY r.created_at, r.id`,
+        "AND m.app_id = $2",
+      ),
+      q(
+        `SELECT resource_id AS "resourceId", user_id AS "userId", role, created_at AS "createdAt"
+         FROM members WHERE invited_by = $1 AND state = 'invited' $APP
+         ORDER BY created_at, resource_id, user_id`,
+        "AND app_id = $2",
+      ),
+      q(
+        `SELECT o.resource_id AS "resourceId", o.offered_by AS "offeredBy", o.created_at AS "createdAt"
+         FROM ownership_offers o JOIN resources r ON r.id = o.resource_id WHERE o.user_id = $1 $APP
+         ORDER BY o.created_at, o.resource_id`,
+        "AND r.app_id = $2",
+      ),
+      q(
+        `SELECT o.resource_id AS "resourceId", o.user_id AS "userId", o.created_at AS "createdAt"
          FROM ownership_offers o JOIN resources r ON r.id = o.resource_id
-         WHERE r.owner_kind = 'user' AND r.owner_id = $1 ORDER BY o.created_at, o.resource_id`),
+         WHERE r.owner_kind = 'user' AND r.owner_id = $1 $APP ORDER BY o.created_at, o.resource_id`,
+        "AND r.app_id = $2",
+      ),
       q(`SELECT kind, amount_micros AS "amountMicros", created_at AS "createdAt" FROM credits
          WHERE user_id = $1 ORDER BY id`),
-      q(`SELECT resource_id AS "resourceId", table_name AS "table", row_id AS "rowId", hidden, data,
-           created_at AS "createdAt"
-         FROM resource_links WHERE contributor_id = $1 ORDER BY resource_id, table_name, created_at, row_id`),
-      q(`SELECT resource_id AS "resourceId", table_name AS "table", row_id AS "rowId", data,
-           created_at AS "createdAt" FROM retained_rows WHERE from_user_id = $1 ORDER BY id`),
-      q(`SELECT id, type, actor, resource_id AS "resourceId", user_id AS "userId", data, at FROM events
-         WHERE user_id = $1 OR actor = $1 ORDER BY id`),
-    ]);
+      q(
+        `SELECT l.resource_id AS "resourceId", l.table_name AS "table", l.row_id AS "rowId", l.hidden, l.data,
+           l.created_at AS "createdAt"
+         FROM resource_links l JOIN resources r ON r.id = l.resource_id WHERE l.contributor_id = $1 $APP
+         ORDER BY l.resource_id, l.table_name, l.created_at, l.row_id`,
+        "AND r.app_id = $2",
+      ),
+      q(
+        `SELECT t.resource_id AS "resourceId", t.table_name AS "table", t.row_id AS "rowId", t.data,
+           t.created_at AS "createdAt"
+         FROM retained_rows t JOIN resources r ON r.id = t.resource_id WHERE t.from_user_id = $1 $APP
+         ORDER BY t.id`,
+        "AND r.app_id = $2",
+      ),
+    ],
+  );
+  const sessionClients = new Map(sessions.map((s) => [s.id as string, s.clientId as string]));
   const micros = credits.reduce((sum, c) => sum + Number(c.amountMicros), 0);
-  const grouped = new Map<string, UserExport["links"][number]>();
-  for (const link of links) {
-    const key = `${link.resourceId}\n${link.table}`;
-    let group = grouped.get(key);
-    if (!group) {
-      group = { resourceId: link.resourceId, table: link.table, rows: [] };
-      grouped.set(key, group);
-    }
-    group.rows.push({
-      rowId: link.rowId,
-      hidden: Boolean(link.hidden),
-      data: parsed(link.data),
-      createdAt: iso(link.createdAt),
-    });
-  }
-  return {
+  const head: Head = {
     userId,
     exportedAt: iso(Date.now()),
-    sessions: sessions.map((s) => ({
-      id: s.id,
-      clientId: s.clientId,
-      createdAt: iso(s.createdAt),
-      lastSeenAt: iso(s.lastSeenAt),
-      expiresAt: iso(s.expiresAt),
-      endedAt: isoOrNull(s.endedAt),
-      endReason: s.endReason ?? null,
-    })),
+    sessions: sessions
+      .filter((s) => !scope || scope.appOf(s.clientId) === scope.appId)
+      .map((s) => ({
+        id: s.id,
+        clientId: s.clientId,
+        createdAt: iso(s.createdAt),
+        lastSeenAt: iso(s.lastSeenAt),
+        expiresAt: iso(s.expiresAt),
+        endedAt: isoOrNull(s.endedAt),
+        endReason: s.endReason ?? null,
+      })),
     memberships: memberships.map((m) => ({
       resourceId: m.resourceId,
       appId: m.appId,
       type: m.type,
-      name: m.name,
+      // A requester sees what any non-member may: a members-only resource's id and type, not its name.
+      ...(m.state === "requested" && !requesterSeesDetails(m as { visibility: "members" | "public" })
+        ? {}
+        : { name: m.name }),
       role: m.role,
       state: m.state,
       invitedBy: m.invitedBy ?? null,
@@ -119,7 +187,7 @@ export async function exportUser(storage: Storage, userId: string): Promise<User
         createdAt: iso(c.createdAt),
       })),
     },
-    links: [...grouped.values()],
+    links: groupLinks(links),
     retained: retained.map((r) => ({
       resourceId: r.resourceId,
       table: r.table,
@@ -127,14 +195,26 @@ export async function exportUser(storage: Storage, userId: string): Promise<User
       data: parsed(r.data),
       createdAt: iso(r.createdAt),
     })),
-    events: events.map((e) => ({
-      id: Number(e.id),
-      type: e.type,
-      actor: e.actor ?? null,
-      resourceId: e.resourceId ?? null,
-      userId: e.userId ?? null,
-      data: parsed(e.data),
-      at: iso(e.at),
-    })),
   };
+  return { head, sessionClients };
+}
+
+/** Links per resource and shared table, in the order read. */
+function groupLinks(links: Row[]): UserExport["links"] {
+  const grouped = new Map<string, UserExport["links"][number]>();
+  for (const link of links) {
+    const key = `${link.resourceId}\n${link.table}`;
+    let group = grouped.get(key);
+    if (!group) {
+      group = { resourceId: link.resourceId, table: link.table, rows: [] };
+      grouped.set(key, group);
+    }
+    group.rows.push({
+      rowId: link.rowId,
+      hidden: Boolean(link.hidden),
+      data: parsed(link.data),
+      createdAt: iso(link.createdAt),
+    });
+  }
+  return [...grouped.values()];
 }

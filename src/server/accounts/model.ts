@@ -35,7 +35,12 @@ export const UserExportModel = T.Object(
           resourceId: T.String(),
           appId: T.String(),
           type: T.String(),
-          name: T.String(),
+          name: T.Optional(
+            T.String({
+              description:
+                "Absent for a pending request on a members-only resource (a requester may not read it).",
+            }),
+          ),
           role: Role,
           state: T.Union([T.Literal("invited"), T.Literal("requested"), T.Literal("active")]),
           invitedBy: Nullable(T.String()),
@@ -98,7 +103,10 @@ export const UserExportModel = T.Object(
         Strict,
       ),
     ),
-    /** The audit events about the user (as subject or actor), oldest first. */
+    /**
+     * The audit events about the user (as subject or actor), oldest first. In the user's own export:
+     * the caller's app's only, without other users' ids inside their data.
+     */
     events: T.Array(
       T.Object(
         {

@@ -10,8 +10,14 @@
  * the deletion holds it exclusively for its whole transaction, and each change then refuses a user
  * already deleted. Without it, a join whose caller was resolved just before the deletion committed
  * would leave a membership of a user who no longer exists.
+ *
+ * `DeletedUsers.isDeleted` answers every credential's resolution (a bearer token's cache hits included)
+ * on every process at once: a deleted user stays deleted, so that answer is kept; a live one is kept
+ * only while no other process has committed (SQLite's change signal, as the session rows are), so a
+ * deletion committed by another process is read on the very next request. Without such a signal
+ * (PostgreSQL) a live user is read by primary key on every request, as everything else is there.
  */
-import type { Tx } from "../db/sql.ts";
+import type { Storage, Tx } from "../db/sql.ts";
 import { Lru } from "../lib/lru.ts";
 
 const INFO = new TextEncoder().encode("sg-user-pseudonym-v1");
@@ -48,7 +54,40 @@ function pseudonymWith(key: Uint8Array, userId: string): string {
 }
 
 export class DeletedUsers {
-  constructor(readonly pseudonyms: Pseudonyms) {}
+  /** Users known to be deleted: never stale (a deletion is final). */
+  private readonly gone = new Lru<string, true>(10_000);
+  /** Users read as not deleted, with the change signal's value before that read. */
+  private readonly live = new Lru<string, number>(50_000);
+  /** Moves with each deletion by this process: a read begun before it is not kept as live. */
+  private deletions = 0;
+
+  constructor(
+    readonly pseudonyms: Pseudonyms,
+    private readonly storage: Pick<Storage, "get" | "externalVersion">,
+  ) {}
+
+  /** Whether `userId`'s account is deleted: synchronous when memory can answer (see the header). */
+  isDeleted(userId: string): boolean | Promise<boolean> {
+    if (this.gone.get(userId)) return true;
+    const version = this.storage.externalVersion();
+    if (version !== undefined && this.live.get(userId) === version) return false;
+    return this.read(userId, version);
+  }
+
+  private async read(userId: string, version: number | undefined): Promise<boolean> {
+    const deletions = this.deletions;
+    const deleted = (await this.find(this.storage, userId)) !== undefined;
+    if (deleted) this.gone.set(userId, true);
+    else if (version !== undefined && deletions === this.deletions) this.live.set(userId, version);
+    return deleted;
+  }
+
+  /** Once this process's deletion of `userId` has committed (its own commits do not move the signal). */
+  noteDeleted(userId: string): void {
+    this.deletions++;
+    this.gone.set(userId, true);
+    this.live.delete(userId);
+  }
 
   /** The lock every membership change of `userId` holds shared, and the deletion exclusively. */
   static lockKey(userId: string): string {

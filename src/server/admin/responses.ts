@@ -160,7 +160,7 @@ export const adminDocs = {
   ),
   userExport: doc(
     "exportUserData",
-    "Everything this service holds about a user (what `GET /v1/me/export` gives the user)",
+    "Everything this service holds about a user, in every app (`GET /v1/me/export` gives the user the part of the caller's app)",
     { 200: json(UserExportModel) },
     [400],
   ),

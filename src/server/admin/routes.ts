@@ -4,7 +4,7 @@
  * with no ADMIN_TOKEN configured every call is refused with 503 `admin_disabled`.
  */
 import { Elysia, t } from "elysia";
-import { exportUser } from "../accounts/export.ts";
+import { exportResponse } from "../accounts/export.ts";
 import { deletionPreview } from "../accounts/preview.ts";
 import { balanceMicros, hasWelcomeCredit } from "../credits/ledger.ts";
 import type { Gateway } from "../gateway.ts";
@@ -89,7 +89,7 @@ export function adminRoutes(gateway: Gateway) {
         params: adminParams("id"),
         detail: docs.deleteUser,
       })
-      .get("/admin/v1/users/:id/export", ({ params }) => exportUser(gateway.storage, params.id), {
+      .get("/admin/v1/users/:id/export", ({ params }) => exportResponse(gateway.storage, params.id), {
         params: adminParams("id"),
         detail: docs.userExport,
       })

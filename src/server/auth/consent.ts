@@ -2,7 +2,9 @@
  * Consent handling. The provider's consent states pass through:
  * a used challenge (Hydra 410) answers `{ redirect_to }` so the page can move on; an unknown or expired
  * one is 404 `consent_not_found`. After an accept (or an auto-accepted `skip`), two side effects run,
- * best effort, never blocking consent: the `_app` join hook and the one-time welcome credit.
+ * best effort, never blocking consent: the `_app` join hook and the one-time welcome credit. Neither
+ * happens for a deleted account (each refuses it in its transaction); its sign-in is refused at
+ * `/auth/token`.
  *
  * Deciding needs the browser that loaded the request (consent-binding.ts): a load that must ask binds
  * the challenge (or finds it bound elsewhere: 403 `consent_not_bound`), and accept and reject check the
@@ -54,7 +56,10 @@ export async function loadConsent(
   if (!request.skip) {
     const binding = await bindConsent(gateway.storage, gateway.config, challenge, nonces);
     if (!binding.bound) throw consentNotBound();
-    const isNewUser = !(await hasWelcomeCredit(gateway.storage, request.subject));
+    // A deleted account is never welcomed again (its ledger rows now carry a pseudonym).
+    const isNewUser =
+      !(await gateway.deleted.isDeleted(request.subject)) &&
+      !(await hasWelcomeCredit(gateway.storage, request.subject));
     return { kind: "ask", request, isNewUser, setCookie: binding.setCookie };
   }
   const accepted = await idp(() =>
@@ -144,7 +149,14 @@ async function afterConsent(gateway: Gateway, request: ConsentRequest): Promise<
     await gateway.consentHooks.joinAppResource(subject, clientId, options);
   };
   const record = (options?: TransactionOptions) =>
-    recordConsent(gateway.storage, subject, clientId, gateway.config.welcomeCreditMicros, options);
+    recordConsent(
+      gateway.storage,
+      gateway.deleted,
+      subject,
+      clientId,
+      gateway.config.welcomeCreditMicros,
+      options,
+    );
   const failed = (what: string) => (error: unknown) =>
     gateway.log("warn", `${what} after consent failed`, {
       userId: subject,
@@ -181,7 +193,7 @@ async function afterConsent(gateway: Gateway, request: ConsentRequest): Promise<
 export async function ensureSignInEffects(gateway: Gateway, userId: string, clientId: string): Promise<void> {
   try {
     await gateway.consentHooks.joinAppResource(userId, clientId);
-    await grantWelcomeCredit(gateway.storage, userId, gateway.config.welcomeCreditMicros);
+    await grantWelcomeCredit(gateway.storage, gateway.deleted, userId, gateway.config.welcomeCreditMicros);
   } catch (error) {
     gateway.log("warn", "sign-in side effects failed", { userId, clientId, error: (error as Error).name });
   }

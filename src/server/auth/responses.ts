@@ -72,6 +72,8 @@ export const authDocs = {
     operationId: "exchangeCode",
     summary: "Exchange the authorization code: starts the session (the cookie)",
     tags: ["auth"],
+    description:
+      "A subject whose account was deleted is refused with 403 `account_deleted` (its new grant is revoked at the provider): a person returns only as a new subject of the provider.",
     responses: { 200: json(Signed, "Signed in.", SETS_COOKIE) },
     errors: [400, 403, 502, 503],
   }),
@@ -80,7 +82,7 @@ export const authDocs = {
     summary: "Rotate the session's tokens",
     tags: ["auth"],
     description:
-      "A 401 carries `reason` beside `code`: why the session is gone (`signed_out`, `revoked`, `expired`, `reused`, `replaced`, `deleted` or `no_session`).",
+      "A 401 carries `reason` beside `code`: why the session is gone (`signed_out`, `revoked`, `expired`, `reused`, `replaced` or `no_session`); a session the account's deletion ended answers 403 `account_deleted` with `reason: deleted`.",
     responses: { 200: json(Signed, "Refreshed.", SETS_COOKIE) },
     errors: [400, 401, 403, 502, 503],
   }),

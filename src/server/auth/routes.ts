@@ -102,6 +102,13 @@ export function authRoutes(gateway: Gateway) {
           );
         }
         const userId = await signInSubject(signIn, result.tokens, client, body.nonce);
+        if (await gateway.deleted.isDeleted(userId)) {
+          // The provider still knows the subject: its new grant is revoked, best effort, after the answer.
+          const { refreshToken } = result.tokens;
+          if (refreshToken)
+            void sessions.revokeToken(body.client_id, refreshToken, "(deleted account)").catch(() => {});
+          throw errors.accountDeleted();
+        }
         if (previous) await sessions.end(previous.row.id, "replaced", previous.row.userId);
         const { row, sealed } = await sessions.start(result.tokens, userId, body.client_id);
         writeSessionCookie(
@@ -148,7 +155,11 @@ export function authRoutes(gateway: Gateway) {
         if (outcome.kind !== "ok") {
           clearSessionCookies(cookie, config, cookieName, header);
           const reason = await sessions.endReason(header);
-          throw new ApiError(401, "unauthenticated", endMessage(reason)).withBody({ reason });
+          const refusal =
+            reason === "deleted"
+              ? errors.accountDeleted()
+              : new ApiError(401, "unauthenticated", endMessage(reason));
+          throw refusal.withBody({ reason });
         }
         if (outcome.sealed)
           writeSessionCookie(

@@ -5,10 +5,16 @@
  * an ended session's cookie is refused from the very next request.
  *
  * `last_seen_at` is written lazily: at most once a minute per session, batched into one transaction.
+ *
+ * A deleted account never gets a session again: `create` holds the user's deletion lock shared and
+ * refuses a deleted user in its transaction, and the deletion ends every session of the user in its
+ * own. So a live row is always a live account's, and a cookie needs no other check.
  */
+import type { DeletedUsers } from "../accounts/pseudonym.ts";
 import type { sessions } from "../db/schema.ts";
 import type { HeldLock, Param, Storage, Tx } from "../db/sql.ts";
 import { appendEvent } from "../events/log.ts";
+import { errors } from "../http/errors.ts";
 import { randomId } from "../lib/crypto.ts";
 import { Lru } from "../lib/lru.ts";
 import { keyIdOf } from "./seal.ts";
@@ -48,7 +54,11 @@ export class SessionStore {
   /** Counts this process's changes to the cache (see `fresh`). */
   private changes = 0;
 
-  constructor(private readonly storage: Storage) {}
+  /** `deleted`: refuses a session to a deleted account (absent only for tools that never create one). */
+  constructor(
+    private readonly storage: Storage,
+    private readonly deleted?: DeletedUsers,
+  ) {}
 
   /**
    * Synchronous fast path: the row from memory while nothing else can have changed it, else undefined
@@ -108,6 +118,7 @@ export class SessionStore {
       currentSeenAt: null,
     };
     await this.storage.transaction(async (tx) => {
+      if (await this.deleted?.guard(tx, [row.userId])) throw errors.accountDeleted();
       await tx.run(
         `INSERT INTO sessions (id, user_id, client_id, created_at, last_seen_at, access_expires_at, expires_at,
            refresh_hash, refresh_sealed, cookie_key_id) VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8, $9)`,

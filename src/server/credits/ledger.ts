@@ -2,7 +2,12 @@
  * The credits ledger (integer micro-dollars, one row per movement). The welcome credit is granted at
  * most once per user: a partial unique index (`kind = 'welcome'`) makes the database refuse a second
  * grant, so two racing consents cannot both credit the user.
+ *
+ * A deleted account gets nothing, and nothing is recorded under its id: the deletion replaced the id by
+ * a pseudonym in the ledger, so without `deleted` (held shared, as every change of a user holds it) a
+ * later grant would find no welcome row and credit the same person twice.
  */
+import type { DeletedUsers } from "../accounts/pseudonym.ts";
 import type { Storage, TransactionOptions, Tx } from "../db/sql.ts";
 import { appendEvent } from "../events/log.ts";
 
@@ -16,9 +21,18 @@ async function insertWelcome(tx: Tx, userId: string, amountMicros: number): Prom
   return inserted > 0;
 }
 
-/** Grants the welcome credit if the user never received one. Returns true when this call granted it. */
-export function grantWelcomeCredit(storage: Storage, userId: string, amountMicros: number): Promise<boolean> {
+/**
+ * Grants the welcome credit if the user never received one and is not deleted. Returns true when this
+ * call granted it.
+ */
+export function grantWelcomeCredit(
+  storage: Storage,
+  deleted: DeletedUsers,
+  userId: string,
+  amountMicros: number,
+): Promise<boolean> {
   return storage.transaction(async (tx) => {
+    if (await deleted.guard(tx, [userId])) return false;
     if (!(await insertWelcome(tx, userId, amountMicros))) return false;
     appendEvent(tx, { type: "credit.welcome", userId, actor: userId, data: { amountMicros } });
     return true;
@@ -27,16 +41,18 @@ export function grantWelcomeCredit(storage: Storage, userId: string, amountMicro
 
 /**
  * Records an accepted consent (one `consent.accepted` event) and grants the welcome credit in the same
- * transaction when the user has none. Returns whether the credit was granted.
+ * transaction when the user has none; nothing for a deleted user. Returns whether the credit was granted.
  */
 export function recordConsent(
   storage: Storage,
+  deleted: DeletedUsers,
   userId: string,
   clientId: string,
   amountMicros: number,
   options?: TransactionOptions,
 ): Promise<boolean> {
   return storage.transaction(async (tx) => {
+    if (await deleted.guard(tx, [userId])) return false;
     const welcomed = await insertWelcome(tx, userId, amountMicros);
     appendEvent(tx, {
       type: "consent.accepted",

@@ -81,7 +81,12 @@ export const events = pgTable(
     at: ms("at").notNull(),
     xid: xid8("xid").notNull().default(sql`pg_current_xact_id()`),
   },
-  (t) => [index("events_cursor").on(t.xid, t.id)],
+  (t) => [
+    index("events_cursor").on(t.xid, t.id),
+    // The user's export reads a user's events (as subject and as actor) a page at a time, in id order.
+    index("events_user").on(t.userId, t.id),
+    index("events_actor").on(t.actor, t.id),
+  ],
 );
 
 export const deployments = pgTable(
@@ -161,6 +166,8 @@ export const resourceLinks = pgTable(
   (t) => [
     primaryKey({ columns: [t.resourceId, t.tableName, t.rowId] }),
     index("resource_links_contributor").on(t.resourceId, t.contributorId),
+    // A user's links in every resource: the export, and the deletion's onOwnerDelete policies.
+    index("resource_links_by_contributor").on(t.contributorId),
   ],
 );
 

@@ -75,7 +75,8 @@ export const events = sqliteTable(
     data: text("data"),
     at: integer("at").notNull(),
   },
-  // No secondary index: events are appended on every write and read only by id (the admin stream).
+  // The user's export reads a user's events (as subject and as actor) a page at a time, in id order.
+  (t) => [index("events_user").on(t.userId, t.id), index("events_actor").on(t.actor, t.id)],
 );
 
 /** One row per deploy of an app's configuration; the newest row per app is the active one. */
@@ -168,6 +169,8 @@ export const resourceLinks = sqliteTable(
   (t) => [
     primaryKey({ columns: [t.resourceId, t.tableName, t.rowId] }),
     index("resource_links_contributor").on(t.resourceId, t.contributorId),
+    // A user's links in every resource: the export, and the deletion's onOwnerDelete policies.
+    index("resource_links_by_contributor").on(t.contributorId),
   ],
 );
 

@@ -41,6 +41,7 @@ export const API_ERROR_CODES = [
   "admin_disabled",
   "already_linked",
   "user_deleted",
+  "account_deleted",
   "reauthentication_required",
   "database_busy",
   "database_unavailable",
@@ -97,6 +98,13 @@ export const errors = {
     new ApiError(431, "headers_too_large", "The request headers are larger than 12 KiB in total."),
   notFound: () => new ApiError(404, "not_found", "No such route."),
   unauthenticated: () => new ApiError(401, "unauthenticated", "Sign in or send a valid bearer token."),
+  /** The account the call acts for has been deleted: final, so signing in again does not help. */
+  accountDeleted: () =>
+    new ApiError(
+      403,
+      "account_deleted",
+      "This account has been deleted. A person returns only as a new account of the identity provider.",
+    ),
   csrf: () =>
     new ApiError(
       403,

@@ -47,7 +47,7 @@ export type ErrorStatus = 400 | 401 | 403 | 404 | 408 | 409 | 413 | 415 | 429 | 
 const ERROR_TEXT: Record<ErrorStatus, string> = {
   400: "Invalid request: a field, the query, a parameter or the JSON (`invalid_request`, `invalid_json`, and the route's own codes).",
   401: "No valid credential (`unauthenticated`, `unknown_client`).",
-  403: "Refused: the CSRF header is missing (`csrf_required`), the origin is not the credential's app's (`origin_not_allowed`), or the rules refuse (`forbidden` and the route's own codes).",
+  403: "Refused: the CSRF header is missing (`csrf_required`), the origin is not the credential's app's (`origin_not_allowed`), the caller's account has been deleted (`account_deleted`), or the rules refuse (`forbidden` and the route's own codes).",
   404: "Not found (`not_found` and the route's own codes).",
   408: "The request body did not arrive within its time bound (`request_timeout`).",
   409: "Conflicts with the current state (`already_member`, `already_pending`, `pending_membership`, `already_linked`).",

@@ -5,6 +5,10 @@
  * reports such a session as signed in. A bearer token the cache has not seen costs a provider call,
  * so the calls those misses start are bounded per client address (token-checks.ts); cache hits, and
  * requests that join a call already in flight for the same token, are free.
+ *
+ * A deleted account is refused with 403 `account_deleted`, whichever credential it presents: a bearer
+ * token is asked about on every call, cache hit or not (the provider may still accept it), and a cookie
+ * whose session the deletion ended says so where it would otherwise be 401 (accounts/pseudonym.ts).
  */
 
 import { requireClient } from "../apps/clients.ts";
@@ -62,10 +66,11 @@ function principalOf(
     return bearerPrincipal(gateway, match[1]!, request, cachedOnly);
   }
   const cookieHeader = request.headers.get("cookie");
+  if (cookieHeader === null) throw errors.unauthenticated();
   const hit = gateway.sessions.peek(cookieHeader);
-  if (hit === null) throw errors.unauthenticated();
-  const finish = (resolved: typeof hit | null): Principal => {
-    if (!resolved) throw errors.unauthenticated();
+  if (hit === null) return cachedOnly ? undefined : refuseSignedOut(gateway, cookieHeader);
+  const finish = (resolved: typeof hit | null): Principal | Promise<Principal> => {
+    if (!resolved) return refuseSignedOut(gateway, cookieHeader);
     const { userId, clientId, id } = resolved.row;
     noteCredential(request, "cookie", clientId);
     const appId = gateway.apps.appFor(clientId).id;
@@ -91,13 +96,26 @@ function bearerPrincipal(
   request: Request,
   cachedOnly: boolean,
 ): Principal | Promise<Principal> | undefined {
-  const toPrincipal = (found: { userId: string; clientId: string | undefined } | null): Principal => {
+  const toPrincipal = (
+    found: { userId: string; clientId: string | undefined } | null,
+  ): Principal | Promise<Principal> | undefined => {
     if (!found) throw errors.unauthenticated();
     noteCredential(request, "bearer", found.clientId);
     if (found.clientId !== undefined) requireClient(gateway.apps, found.clientId, 401);
     const appId = gateway.apps.appFor(found.clientId).id;
     checkOrigin(gateway.apps, request, appId);
-    return { userId: found.userId, clientId: found.clientId, appId, via: "bearer" };
+    const principal: Principal = { userId: found.userId, clientId: found.clientId, appId, via: "bearer" };
+    const deleted = gateway.deleted.isDeleted(found.userId);
+    if (deleted === false) return principal;
+    if (deleted === true) throw errors.accountDeleted();
+    if (cachedOnly) {
+      deleted.catch(() => {});
+      return undefined;
+    }
+    return deleted.then((gone) => {
+      if (gone) throw errors.accountDeleted();
+      return principal;
+    });
   };
   if (!gateway.hydra.configured) throw errors.unauthenticated();
   const cached = gateway.tokens.peek(token);
@@ -113,11 +131,17 @@ function bearerPrincipal(
     (found) => {
       // Only tokens the provider refuses spend the address's checks.
       if (found && charged) gateway.tokenChecks.refund(address);
-      return toPrincipal(found);
+      return toPrincipal(found)!;
     },
     (error) => {
       if (error instanceof IdpUnavailable) throw errors.idpUnavailable(error);
       throw error;
     },
   );
+}
+
+/** No live session behind the cookie: 403 `account_deleted` when the deletion ended it, else 401. */
+async function refuseSignedOut(gateway: Gateway, cookieHeader: string): Promise<never> {
+  const reason = await gateway.sessions.endReason(cookieHeader);
+  throw reason === "deleted" ? errors.accountDeleted() : errors.unauthenticated();
 }

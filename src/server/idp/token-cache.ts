@@ -12,6 +12,9 @@
  * With IDP_ADMIN_API_KEY the token is introspected (Hydra admin), which proves the user AND the OAuth
  * client, so per-app budgets can apply; only `active: true` with `token_use` absent or `access_token`
  * is accepted. Without the key the userinfo endpoint proves the user only (client unknown).
+ *
+ * The provider may still accept a deleted account's tokens (its revocation comes after, best effort):
+ * the cache does not judge that; the principal's resolution asks on every call (principal.ts).
  */
 import { sha256 } from "../lib/crypto.ts";
 import { Lru } from "../lib/lru.ts";
@@ -38,14 +41,7 @@ export class TokenCache {
   hits = 0;
   misses = 0;
 
-  /**
-   * @param refused a user whose tokens the provider may still accept but the gateway refuses (a deleted
-   *                account: the provider's revocation comes after, best effort); asked on misses only
-   */
-  constructor(
-    private readonly hydra: HydraClient,
-    private readonly refused: (userId: string) => Promise<boolean> = async () => false,
-  ) {}
+  constructor(private readonly hydra: HydraClient) {}
 
   /**
    * The principal for a bearer token, or null when the provider says it is not valid. Throws
@@ -83,7 +79,7 @@ export class TokenCache {
     const now = Date.now();
     const call: Promise<TokenPrincipal | null> = this.lookup(token)
       .then(({ principal, expiresAt }) => {
-        // Forgotten meanwhile (logout, a deleted user): the answer is returned but not cached.
+        // Forgotten meanwhile (logout): the answer is returned but not cached.
         if (this.inflight.get(key) !== call) return principal;
         const until = Math.min(now + TTL_MS, expiresAt ?? Number.POSITIVE_INFINITY);
         this.cache.set(key, { principal, checkedAt: now }, until);
@@ -103,15 +99,9 @@ export class TokenCache {
     this.inflight.delete(key);
   }
 
-  /** Drops every cached token of a user (a deleted account): the next call asks again, and is refused. */
-  forgetUser(userId: string): void {
-    this.cache.deleteWhere((entry) => entry.principal?.userId === userId);
-    this.inflight.clear();
-  }
-
   private async lookup(token: string): Promise<{ principal: TokenPrincipal | null; expiresAt?: number }> {
     const proven = await accessTokenSubject(this.hydra, token);
-    if (!proven || (await this.refused(proven.userId))) return { principal: null };
+    if (!proven) return { principal: null };
     return { principal: { userId: proven.userId, clientId: proven.clientId }, expiresAt: proven.expiresAt };
   }
 }

@@ -64,12 +64,6 @@ export class Lru<K, V> {
     this.old.delete(key);
   }
 
-  /** Removes every entry whose value matches (e.g. all cookies of an ended session). */
-  deleteWhere(predicate: (value: V, key: K) => boolean): void {
-    for (const map of [this.young, this.old])
-      for (const [key, entry] of map) if (predicate(entry.value, key)) map.delete(key);
-  }
-
   clear(): void {
     this.young = new Map();
     this.old = new Map();

@@ -54,11 +54,11 @@ export const EVENT: Record<Trigger["kind"], string> = {
 };
 
 /**
- * Refuses a change naming a deleted user (`guard`'s answer): the caller itself reads as signed out, a
- * target as gone.
+ * Refuses a change naming a deleted user (`guard`'s answer): the caller's own account 403
+ * `account_deleted` (as at every credential's resolution), a target 404 `user_deleted`.
  */
 export function refuseDeleted(deleted: string | undefined, callerId: string): void {
   if (deleted === undefined) return;
-  if (deleted === callerId) throw errors.unauthenticated();
+  if (deleted === callerId) throw errors.accountDeleted();
   throw new ApiError(404, "user_deleted", "That user's account has been deleted.");
 }

@@ -84,6 +84,7 @@ export class MembershipService {
       createdAt: now,
     };
     await this.storage.transaction(async (tx) => {
+      refuseDeleted(await this.deleted.guard(tx, [principal.userId]), principal.userId);
       this.store.insertResource(tx, row);
       this.store.insertMember(tx, {
         resourceId: row.id,
@@ -300,7 +301,8 @@ export class MembershipService {
         this.store.lockResource(resourceId, tx),
         this.store.getMembership(resourceId, userId, tx),
       ]);
-      refuseDeleted(gone, "");
+      // The writer is the user the data service acts for: its own account.
+      refuseDeleted(gone, userId);
       if (!resource) throw notFound();
       const decision = decide(this.facts(resource), { kind: "autoJoin" }, actor);
       if (!decision.ok) throw refusal(decision.code, decision.status);

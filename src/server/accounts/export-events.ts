@@ -1,0 +1,131 @@
+/**
+ * The export's audit events: every event whose subject or actor is the user, oldest first, read a page
+ * at a time (PAGE rows at most per statement, through the `events_user` and `events_actor` indexes,
+ * keyset on the id), with a turn of the event loop between pages. A user with a million events is
+ * exported without any statement reading them all, and other requests are served between pages.
+ *
+ * In the user's own export (a `scope`) only the caller's app is shown, as every /v1 route shows it: an
+ * event about a resource of that app (one about a resource that no longer exists cannot be placed, so
+ * only the operator's export has it), or a session or consent event of one of the app's clients; an
+ * event about neither (the welcome credit) is the user's own. Other users' ids inside an event's data
+ * (a previous owner, a replaced offer, a deleted owner's pseudonym) are left out: the caller may no
+ * longer be able to read them through the API. The operator's export (no scope) has everything.
+ */
+import type { Storage } from "../db/sql.ts";
+import type { UserExport } from "./model.ts";
+
+export type ExportedEvent = UserExport["events"][number];
+
+/** Which app's data the user's own export shows (absent: the operator's export, every app). */
+export interface ExportScope {
+  appId: string;
+  /** The app a client id belongs to. */
+  appOf(clientId: string): string;
+}
+
+/** Rows per statement. */
+export const EVENTS_PAGE = 500;
+
+/** Keys of event data that hold another user's id. */
+const USER_ID_KEYS = ["previousOwner", "replaces", "from"];
+
+/**
+ * One page: the next PAGE events by subject and the next PAGE by actor (each an index range scan in
+ * id order), merged; an event that names the user both ways comes once.
+ */
+export const EVENTS_PAGE_SQL = `SELECT e.id, e.type, e.actor, e.resource_id AS "resourceId", e.user_id AS "userId",
+    e.data, e.at, r.app_id AS "appId"
+  FROM (
+    SELECT id FROM (SELECT id FROM events WHERE user_id = $1 AND id > $2 ORDER BY id LIMIT $3) AS by_subject
+    UNION
+    SELECT id FROM (SELECT id FROM events WHERE actor = $1 AND id > $2 ORDER BY id LIMIT $3) AS by_actor
+  ) AS page
+  JOIN events e ON e.id = page.id
+  LEFT JOIN resources r ON r.id = e.resource_id
+  ORDER BY e.id LIMIT $3`;
+
+interface EventRow {
+  id: number;
+  type: string;
+  actor: string | null;
+  resourceId: string | null;
+  userId: string | null;
+  data: string | null;
+  at: number;
+  appId: string | null;
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * The user's events, page by page. `sessionClients` maps the user's session ids to their clients (a
+ * refresh event names its session only).
+ */
+export async function* exportEvents(
+  storage: Storage,
+  userId: string,
+  sessionClients: ReadonlyMap<string, string>,
+  scope?: ExportScope,
+): AsyncGenerator<ExportedEvent[]> {
+  let after = 0;
+  for (;;) {
+    const rows = await storage.all<EventRow>(EVENTS_PAGE_SQL, [userId, after, EVENTS_PAGE]);
+    if (rows.length === 0) return;
+    after = Number(rows[rows.length - 1]!.id);
+    const page: ExportedEvent[] = [];
+    for (const row of rows) {
+      const data = parsed(row.data);
+      if (scope && !inScope(row, data, sessionClients, scope)) continue;
+      page.push({
+        id: Number(row.id),
+        type: row.type,
+        actor: row.actor ?? null,
+        resourceId: row.resourceId ?? null,
+        userId: row.userId ?? null,
+        data: scope ? withoutOthers(data, userId) : data,
+        at: new Date(Number(row.at)).toISOString(),
+      });
+    }
+    yield page;
+    if (rows.length < EVENTS_PAGE) return;
+    await nextTurn();
+  }
+}
+
+function inScope(
+  row: EventRow,
+  data: unknown,
+  sessionClients: ReadonlyMap<string, string>,
+  scope: ExportScope,
+): boolean {
+  if (row.resourceId !== null) return row.appId === scope.appId;
+  const fields = isRecord(data) ? data : {};
+  const clientId =
+    typeof fields.clientId === "string"
+      ? fields.clientId
+      : typeof fields.sessionId === "string"
+        ? sessionClients.get(fields.sessionId)
+        : undefined;
+  return clientId === undefined || scope.appOf(clientId) === scope.appId;
+}
+
+function withoutOthers(data: unknown, userId: string): unknown {
+  if (!isRecord(data) || !USER_ID_KEYS.some((key) => key in data)) return data;
+  const kept: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(data))
+    if (!USER_ID_KEYS.includes(key) || value === userId) kept[key] = value;
+  return kept;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Event data and link data are JSON text; anything else is given as it is. */
+export function parsed(text: string | null): unknown {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
