@@ -11,6 +11,7 @@ import { type ConsentHooks, createGateway, type Gateway } from "./gateway.ts";
 import { observeRequests, type ServerFetch } from "./http/access-log.ts";
 import { withFastPath } from "./http/fast-path.ts";
 import { MAX_BODY_BYTES } from "./http/plumbing.ts";
+import { withAbsoluteUrl } from "./http/url-path.ts";
 import { checkProvider } from "./idp/startup-check.ts";
 import type { Logger } from "./lib/log.ts";
 import { type ListenerNames, listening } from "./startup.ts";
@@ -80,7 +81,9 @@ export async function startGateway({
       port: config.port,
       reusePort: config.reusePort,
       hostname: config.host,
-      fetch: tracked.wrap(observe(withFastPath(gateway, buildPublicApp(gateway, { demoUrl }).fetch))),
+      fetch: tracked.wrap(
+        withAbsoluteUrl(observe(withFastPath(gateway, buildPublicApp(gateway, { demoUrl }).fetch))),
+      ),
     }),
   );
   // The event stream stays open: a heartbeat every 15 s, so an idle timeout of 60 s never cuts it.
@@ -95,7 +98,7 @@ export async function startGateway({
         port: config.adminPort,
         reusePort: config.reusePort,
         hostname: config.adminHost,
-        fetch: tracked.wrap(observe(buildAdminApp(gateway).fetch)),
+        fetch: tracked.wrap(withAbsoluteUrl(observe(buildAdminApp(gateway).fetch))),
       }),
   ).catch((error) => {
     publicServer.stop(true);
