@@ -72,11 +72,16 @@ describe("headers of 20 and 64 KiB get JSON headers_too_large, however the gatew
 
   test("serve --workers 2: every worker", async () => {
     const { publicUrl, adminUrl } = await start(["bun", "src/server/main.ts", "serve", "--workers", "2"]);
-    // Each request on a connection of its own: the kernel spreads them over both workers.
+    // Each request on a connection of its own: the kernel spreads them over both workers, once both
+    // are up (the first answers before the second has started).
     const workers = new Set<number>();
-    for (let i = 0; i < 40 && workers.size < 2; i++) {
-      const ready = await fetch(`${publicUrl}/readyz`, { headers: { connection: "close" } });
-      workers.add(((await ready.json()) as { worker: number }).worker);
+    for (let i = 0; i < 400 && workers.size < 2; i++) {
+      const ready = await fetch(`${publicUrl}/readyz`, { headers: { connection: "close" } }).catch(
+        () => null,
+      );
+      if (ready?.ok) workers.add(((await ready.json()) as { worker: number }).worker);
+      else await Bun.sleep(25);
+      if (workers.size < 2) await Bun.sleep(10);
     }
     expect(workers).toEqual(new Set([1, 2]));
     for (let i = 0; i < 4; i++) await expectJsonRefusals(publicUrl, adminUrl);
