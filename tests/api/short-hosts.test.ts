@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { buildPublicApp } from "../../src/server/app.ts";
 import { fastPath } from "../../src/server/http/fast-path.ts";
 import { sql } from "../helpers/db.ts";
+import { testEngine } from "../helpers/postgres.ts";
 import { rawExchange } from "../helpers/raw-http.ts";
 import { CSRF, type Stack, signIn, startStack } from "../helpers/stack.ts";
 
@@ -164,8 +165,13 @@ describe("in process", () => {
   test.each(HOSTS)("Host %p: the fast path answers /v1/me for a caller it knows", async (host) => {
     const fast = fastPath(stack.running.gateway);
     const answer = fast(new Request(`http://${host}/v1/me`, { headers: { authorization: bobBearer } }));
-    expect(answer).toBeInstanceOf(Response);
-    expect(((await answer!) as Response).status).toBe(200);
+    // On PostgreSQL a caller is never all in memory (whether the account was deleted is read per call):
+    // the fast path declines, and the socket tests above cover the routing.
+    if (testEngine === "postgres") expect(answer).toBeUndefined();
+    else {
+      expect(answer).toBeInstanceOf(Response);
+      expect(((await answer!) as Response).status).toBe(200);
+    }
     expect(
       fast(new Request(`http://${host}/x/v1/me`, { headers: { authorization: bobBearer } })),
     ).toBeUndefined();
