@@ -16,6 +16,7 @@ import { ApiError } from "./http/errors.ts";
 import { openApiRoute } from "./http/openapi.ts";
 import { plumbing } from "./http/plumbing.ts";
 import { meView, resolvePrincipal } from "./http/principal.ts";
+import { FRAMEWORK_HANDLER } from "./http/url-path.ts";
 import { landingPage, landingScript } from "./landing.ts";
 import { type Readiness, readiness } from "./readiness.ts";
 import { apiPrincipal, resourceRoutes } from "./resources/routes.ts";
@@ -28,7 +29,7 @@ export interface PublicAppOptions {
 
 export function buildPublicApp(gateway: Gateway, options: PublicAppOptions = {}) {
   return (
-    new Elysia()
+    new Elysia({ handler: FRAMEWORK_HANDLER })
       .use(plumbing({ apps: gateway.apps, log: gateway.log, bodyTimeoutMs: gateway.config.bodyTimeoutMs }))
       .get("/healthz", () => ({ ok: true }), { detail: docs.health })
       // For a load balancer: 200 while the database answers (migrated) and discovery is loaded.
@@ -94,7 +95,7 @@ function notReadyMessage({ checks }: Readiness): string {
 }
 
 export function buildAdminApp(gateway: Gateway) {
-  return new Elysia()
+  return new Elysia({ handler: FRAMEWORK_HANDLER })
     .use(plumbing({ log: gateway.log, bodyTimeoutMs: gateway.config.bodyTimeoutMs }))
     .use(adminRoutes(gateway))
     .use(openApiRoute(ADMIN_DOCUMENT));

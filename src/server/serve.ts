@@ -2,6 +2,7 @@
  * Starts a gateway for real: loads the apps file, opens and migrates the database, and listens on the
  * public and admin ports. Used by `main.ts serve`, `main.ts dev` and the socket tests.
  */
+import http from "node:http";
 import { closeEventStreams } from "./admin/events-stream.ts";
 import { buildAdminApp, buildPublicApp } from "./app.ts";
 import type { AppsFile } from "./apps/model.ts";
@@ -10,7 +11,8 @@ import type { Config } from "./config.ts";
 import { type ConsentHooks, createGateway, type Gateway } from "./gateway.ts";
 import { observeRequests, type ServerFetch } from "./http/access-log.ts";
 import { withFastPath } from "./http/fast-path.ts";
-import { MAX_BODY_BYTES } from "./http/plumbing.ts";
+import { MAX_BODY_BYTES, RUNTIME_HEADER_BYTES } from "./http/plumbing.ts";
+import { withAbsoluteUrl } from "./http/url-path.ts";
 import { checkProvider } from "./idp/startup-check.ts";
 import type { Logger } from "./lib/log.ts";
 import { type ListenerNames, listening } from "./startup.ts";
@@ -54,9 +56,11 @@ export async function startGateway({
     await gateway.close();
     throw error;
   }
-  // Bun's own limit is only a backstop (it answers 413 with no body): the 64 KiB limit with its JSON
-  // error is enforced by the plumbing, so Bun's is set well above it.
+  // Bun's own limits are only backstops (they answer 413 and 431 with no body): the 64 KiB body limit
+  // and the 12 KiB header limit with their JSON errors are enforced by the plumbing, so Bun's are set
+  // well above them.
   const serveOptions = { maxRequestBodySize: 16 * MAX_BODY_BYTES };
+  raiseHeaderBackstop();
   const tracked = tracker();
   const observe = (fetch: Parameters<typeof observeRequests>[0]) =>
     observeRequests(fetch, {
@@ -80,7 +84,9 @@ export async function startGateway({
       port: config.port,
       reusePort: config.reusePort,
       hostname: config.host,
-      fetch: tracked.wrap(observe(withFastPath(gateway, buildPublicApp(gateway, { demoUrl }).fetch))),
+      fetch: tracked.wrap(
+        withAbsoluteUrl(observe(withFastPath(gateway, buildPublicApp(gateway, { demoUrl }).fetch))),
+      ),
     }),
   );
   // The event stream stays open: a heartbeat every 15 s, so an idle timeout of 60 s never cuts it.
@@ -95,7 +101,7 @@ export async function startGateway({
         port: config.adminPort,
         reusePort: config.reusePort,
         hostname: config.adminHost,
-        fetch: tracked.wrap(observe(buildAdminApp(gateway).fetch)),
+        fetch: tracked.wrap(withAbsoluteUrl(observe(buildAdminApp(gateway).fetch))),
       }),
   ).catch((error) => {
     publicServer.stop(true);
@@ -120,6 +126,16 @@ export async function startGateway({
       return { drained, inFlight };
     },
   };
+}
+
+/**
+ * Bun's header limit is the process's, node:http's `maxHeaderSize` (what `--max-http-header-size`
+ * sets): set here, it holds however the gateway is started (from source, `bun start`, the binaries,
+ * each worker). Raised to RUNTIME_HEADER_BYTES, never lowered (a larger flag stays).
+ */
+function raiseHeaderBackstop(): void {
+  const runtime = http as { maxHeaderSize: number };
+  runtime.maxHeaderSize = Math.max(runtime.maxHeaderSize, RUNTIME_HEADER_BYTES);
 }
 
 /** Counts requests in flight (a response whose body is still streaming counts until it is handed over). */

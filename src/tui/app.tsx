@@ -4,7 +4,7 @@
  * effects it asks for (quit, refresh, a confirmed action, a copy) run here, and every action re-lists. A
  * refused token ends the app (`onFatal`): no retry behind "loading…".
  */
-import { Box, Text, useApp, useInput, useStdin, useStdout, useWindowSize } from "ink";
+import { Box, useApp, useInput, useStdin, useStdout, useWindowSize } from "ink";
 import { useEffect, useRef, useState } from "react";
 import { alertFor } from "./alerts.ts";
 import {
@@ -34,6 +34,7 @@ import { RosterScreen } from "./roster.tsx";
 import { type Screen, screenOf, specOf } from "./screen.ts";
 import { SessionsScreen } from "./sessions.tsx";
 import { serverQuery } from "./table.tsx";
+import { Text } from "./text.tsx";
 import {
   type Action,
   createUi,

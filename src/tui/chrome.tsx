@@ -3,8 +3,9 @@
  * footer (keys and data age), the help panel, the confirmation box, the role picker and the too-small
  * notice. States are words (CONNECTED, DISCONNECTED, STALE, PAUSED, read-only); colour only repeats them.
  */
-import { Box, Text } from "ink";
+import { Box } from "ink";
 import { short } from "./format.ts";
+import { Text } from "./text.tsx";
 import { type Action, type RolePick, TABS, type TabView, type View } from "./ui-state.ts";
 import type { Connection } from "./use-admin-data.ts";
 import { useNow } from "./use-now.ts";

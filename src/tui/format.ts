@@ -1,5 +1,6 @@
 /** Plain-text helpers shared by the screens and the non-TTY output; no Ink here, so `--json` loads no UI. */
 import type { Overview } from "./client.ts";
+import { printable } from "./printable.ts";
 
 export function duration(totalSeconds: number): string {
   const s = Math.max(0, Math.floor(totalSeconds));
@@ -36,7 +37,7 @@ export function until(iso: string, now: number): string {
  */
 export function fit(text: string, width: number, cut: "start" | "end" = "end"): string {
   if (width <= 0) return "";
-  const chars = [...text.replace(/\p{Cc}/gu, "?")];
+  const chars = [...printable(text)];
   if (chars.length <= width) return chars.join("").padEnd(width);
   return cut === "start"
     ? `…${chars.slice(-(width - 1)).join("")}`

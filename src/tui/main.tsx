@@ -9,6 +9,7 @@ import { parseCommandArgs, refusal, UsageError } from "../server/cli/args.ts";
 import { type AdminClient, createAdminClient } from "./client.ts";
 import { describeError, isRefusal, refusalMessage } from "./errors.ts";
 import { overviewText } from "./format.ts";
+import { printableLines } from "./printable.ts";
 
 export const USAGE = `Usage: gateway tui [--url URL] [--token TOKEN] [--readonly] [--json]
 
@@ -92,7 +93,8 @@ export async function runTui(
   io: TuiIo = {},
 ): Promise<number> {
   const stdout = io.stdout ?? process.stdout;
-  const stderr = io.stderr ?? process.stderr;
+  // A line printed for the operator carries what the admin API answered: printable, like every screen.
+  const stderr = { write: (text: string) => (io.stderr ?? process.stderr).write(printableLines(text)) };
   const options = parseArgs(argv, env);
   if (typeof options === "string") {
     stderr.write(`${refusal("tui", options)}\n`);
@@ -112,7 +114,9 @@ export async function runTui(
     try {
       const overview = await client.getOverview();
       stdout.write(
-        options.json ? `${JSON.stringify(overview, null, 2)}\n` : overviewText(client.url, overview),
+        options.json
+          ? `${JSON.stringify(overview, null, 2)}\n`
+          : printableLines(overviewText(client.url, overview)),
       );
       return 0;
     } catch (error) {

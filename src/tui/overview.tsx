@@ -1,7 +1,8 @@
 /** Overview: the gateway's counters at a glance. */
-import { Box, Text } from "ink";
+import { Box } from "ink";
 import type { Overview } from "./client.ts";
 import { overviewLines } from "./format.ts";
+import { Text } from "./text.tsx";
 
 export function OverviewScreen(props: { overview: Overview | undefined; height: number }) {
   return (

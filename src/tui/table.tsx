@@ -4,10 +4,11 @@
  * row is marked with ">" as well as inverse video, because NO_COLOR (FORCE_COLOR=0) strips every style.
  * Ages are drawn from a clock of their own, so they tick between refreshes.
  */
-import { Box, Text } from "ink";
+import { Box } from "ink";
 import { type Column, columnWidths, type Sort } from "./columns.ts";
 import { type Filterable, type ParsedFilter, parseFilter } from "./filter.ts";
 import { fit } from "./format.ts";
+import { Text } from "./text.tsx";
 import type { RowInfo } from "./ui-state.ts";
 import { useNow } from "./use-now.ts";
 

@@ -5,13 +5,14 @@
  * or an event's resource.
  * Reached with enter or `u` from a session, a roster row, a pending row or an event, or `:user <id>`.
  */
-import { Box, Text } from "ink";
+import { Box } from "ink";
 import type { AdminEvent, Membership, SessionRow, UserDetail } from "./client.ts";
 import { type Column, columnWidths } from "./columns.ts";
 import { EVENT_COLUMNS, eventInfo } from "./events-screen.tsx";
 import { money } from "./format.ts";
 import { revokeSession, SESSION_COLUMNS } from "./sessions.tsx";
 import { formatCells, headerCells, type RowSpec } from "./table.tsx";
+import { Text } from "./text.tsx";
 import type { Action } from "./ui-state.ts";
 import { useNow } from "./use-now.ts";
 

@@ -175,6 +175,31 @@ describe("a deploy refused for what it would let a browser or a user do", () => 
       "_feed",
     ],
     ["a type beginning with _", app({ types: { _feed: {} } }), "_feed"],
+    [
+      "a static name with an escape sequence",
+      app({ types: { feed: {} }, statics: [{ type: "feed", slug: "g", name: "\u001b[31mRed\u001b[0m" }] }),
+      "/statics/0/name must not contain control characters",
+    ],
+    [
+      "a static name with a C1 escape (CSI)",
+      app({ types: { feed: {} }, statics: [{ type: "feed", slug: "g", name: "Red\u009b2J" }] }),
+      "/statics/0/name must not contain control characters",
+    ],
+    [
+      "a static name with a bidi override",
+      app({ types: { feed: {} }, statics: [{ type: "feed", slug: "g", name: "Global \u202efeed" }] }),
+      "/statics/0/name must not contain invisible format characters",
+    ],
+    [
+      "a static slug with a zero-width space",
+      app({ types: { feed: {} }, statics: [{ type: "feed", slug: "g\u200b", name: "Global" }] }),
+      "/statics/0/slug must not contain invisible format characters",
+    ],
+    [
+      "a static type with a control character",
+      app({ statics: [{ type: "feed\u0007", slug: "g", name: "Global" }] }),
+      "/statics/0/type must not contain control characters",
+    ],
     ["types._app made visible", app({ types: { _app: { visibility: "discoverable" } } }), "_app"],
     ["types._app made unreserved", app({ types: { _app: { reserved: false } } }), "_app"],
   ])("%s is 400 invalid_request naming it, and changes nothing", async (_label, body, named) => {

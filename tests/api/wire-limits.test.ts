@@ -5,9 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { loadConfig } from "../../src/server/config.ts";
+import { RUNTIME_HEADER_BYTES } from "../../src/server/http/plumbing.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
 import { databaseEnv, sql } from "../helpers/db.ts";
-import { rawExchange } from "../helpers/raw-http.ts";
+import { expectJsonRefusal, getWithFiller, rawExchange } from "../helpers/raw-http.ts";
 import { tempDir } from "../helpers/stack.ts";
 
 const ADMIN = "test-admin-token";
@@ -62,12 +63,27 @@ describe("oversized request headers", () => {
     expect(JSON.parse(fine.body)).toEqual({ ok: true });
   });
 
-  test("over Bun's own 16 KiB limit the runtime answers a bare 431 before any handler (documented)", async () => {
-    const answer = await rawExchange(running.publicUrl, {
-      send: get("/healthz", `x-filler: ${"a".repeat(17 * 1024)}\r\n`),
-    });
+  test("headers of 20 KiB and 64 KiB, over Bun's default 16 KiB, get the same JSON, on both listeners", async () => {
+    for (const [, base, path] of listeners())
+      for (const kib of [20, 64])
+        expectJsonRefusal(await getWithFiller(base!, path!, kib * 1024), 431, "headers_too_large");
+  });
+
+  test("over the runtime's backstop (256 KiB) Bun itself answers a bare 431 (documented)", async () => {
+    const answer = await getWithFiller(running.publicUrl, "/healthz", RUNTIME_HEADER_BYTES);
     expect(answer.status).toBe(431);
     expect(answer.body).toBe("");
+  });
+
+  test("more than 196 header fields, however short: Bun's bare 431 (its field count is fixed; documented)", async () => {
+    const fields = (n: number) => Array.from({ length: n }, (_, i) => `x-h${i}: v\r\n`).join("");
+    const within = await rawExchange(running.publicUrl, {
+      send: get("/healthz", `${fields(190)}connection: close\r\n`),
+    });
+    expect(within.status).toBe(200);
+    const over = await rawExchange(running.publicUrl, { send: get("/healthz", fields(200)) });
+    expect(over.status).toBe(431);
+    expect(over.body).toBe("");
   });
 });
 

@@ -4,6 +4,7 @@ import { existsSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { version } from "../../package.json";
 import { LANDING_CLIENT_ID } from "../../src/server/landing.ts";
+import { expectJsonRefusal, getWithFiller } from "../helpers/raw-http.ts";
 import { waitReady } from "../helpers/ready.ts";
 import { freePort, type Stack, signIn, tempDir } from "../helpers/stack.ts";
 
@@ -77,6 +78,10 @@ test("build, start from an empty folder, migrate, serve /healthz; --help lists s
   }
   expect(body).toEqual({ ok: true });
   expect(existsSync(join(work, "data", "gateway.db"))).toBe(true);
+  // The compiled binary raises Bun's own header limit too: 20 and 64 KiB reach the gateway's, as JSON.
+  for (const base of [`http://127.0.0.1:${port}`, `http://127.0.0.1:${adminPort}`])
+    for (const kib of [20, 64])
+      expectJsonRefusal(await getWithFiller(base, "/healthz", kib * 1024), 431, "headers_too_large");
 
   // With no OIDC_ISSUER (and no KRATOS_PUBLIC_URL) the provider-facing endpoints say so over the wire.
   const authorize = await fetch(`http://127.0.0.1:${port}/auth/authorize?client_id=x`, {
@@ -181,6 +186,11 @@ test("the serve-only build leaves development out: smaller, serves, and says dev
       ready: true,
       checks: { database: "ok", provider: "not_configured" },
     });
+    expectJsonRefusal(
+      await getWithFiller(`http://127.0.0.1:${port}`, "/healthz", 64 * 1024),
+      431,
+      "headers_too_large",
+    );
   } finally {
     server.kill();
   }

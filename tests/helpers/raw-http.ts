@@ -3,6 +3,8 @@
  * size, a body trickled byte by byte. `rawExchange` writes, then reads until the server closes or a
  * complete answer (per Content-Length) has arrived, or `timeoutMs` passes.
  */
+
+import { expect } from "bun:test";
 import { connect } from "node:net";
 
 export interface RawAnswer {
@@ -60,4 +62,22 @@ function parse(data: Buffer): Omit<RawAnswer, "elapsed" | "timedOut"> {
     headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
   return { status: Number(statusLine.split(" ")[1] ?? 0), headers, body: text.slice(end + 4) };
+}
+
+/** `GET path` with one `x-filler` header of `bytes` bytes (a header block over a limit). */
+export function getWithFiller(baseUrl: string, path: string, bytes: number): Promise<RawAnswer> {
+  return rawExchange(baseUrl, {
+    send: (write) => {
+      write(
+        `GET ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\nx-filler: ${"a".repeat(bytes)}\r\nconnection: close\r\n\r\n`,
+      );
+    },
+  });
+}
+
+/** A refusal of the gateway's own: JSON `{error, code}` with this code. */
+export function expectJsonRefusal(answer: RawAnswer, status: number, code: string): void {
+  expect(answer.status).toBe(status);
+  expect(answer.headers["content-type"]).toContain("application/json");
+  expect(JSON.parse(answer.body)).toEqual({ error: expect.any(String), code });
 }

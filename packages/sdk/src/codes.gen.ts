@@ -28,6 +28,7 @@ export const API_ERROR_CODES = [
   "invalid_request",
   "invalid_role",
   "invalid_scope",
+  "invalid_subject",
   "issuer_not_configured",
   "kratos_not_configured",
   "no_pending_invite",

@@ -5,6 +5,7 @@
  * and /auth/token, their redirect URIs are enforced, and their origins are the CORS allow-list.
  */
 import { Value } from "@sinclair/typebox/value";
+import { textRefusal } from "../http/text.ts";
 import type { GrantableRole } from "../resources/roles.ts";
 import { type AppDef, type AppsFile, AppsFileModel, type ClientDef } from "./model.ts";
 
@@ -53,6 +54,7 @@ export function parseAppsFile(json: unknown, source = "apps file"): AppsFile {
       for (const origin of client.origins ?? []) checkOrigin(source, origin);
     }
     checkBuiltInTypes(source, app);
+    checkStaticTexts(source, app);
   }
   return json;
 }
@@ -101,6 +103,20 @@ function checkBuiltInTypes(source: string, app: AppDef): void {
     if ((type.visibility !== undefined && type.visibility !== "members") || type.reserved === false)
       throw new AppsFileError(`${source}: type "_app" may set only defaultRole and grantCeiling`);
   }
+}
+
+/**
+ * A static's type, slug and name are stored as a resource's and drawn in the operator's terminal: they
+ * follow the rule of text the API stores (no control or format characters; a name's joiners only inside
+ * a word). Named by position, as a schema error is: the refused value is never echoed.
+ */
+function checkStaticTexts(source: string, app: AppDef): void {
+  (app.statics ?? []).forEach((item, i) => {
+    for (const field of ["type", "slug", "name"] as const) {
+      const why = textRefusal(item[field], field === "name");
+      if (why) throw new AppsFileError(`${source}: /statics/${i}/${field} ${why}`);
+    }
+  });
 }
 
 /**

@@ -17,6 +17,7 @@ import type { Gateway } from "../gateway.ts";
 import { ApiError } from "../http/errors.ts";
 import { idp } from "../idp/call.ts";
 import type { ConsentRequest } from "../idp/hydra.ts";
+import { checkSubject } from "../idp/subject.ts";
 import { bindConsent, isConsentBound } from "./consent-binding.ts";
 
 export const REMEMBER_FOR_SECONDS = 30 * 24 * 3600;
@@ -53,6 +54,7 @@ export async function loadConsent(
   if (found.kind === "not_found") throw consentNotFound();
   if (found.kind === "used") return { kind: "redirect", redirectTo: found.redirectTo, skipped: false };
   const request = found.request;
+  checkSubject(request.subject);
   if (!request.skip) {
     const binding = await bindConsent(gateway.storage, gateway.config, challenge, nonces);
     if (!binding.bound) throw consentNotBound();
@@ -91,6 +93,7 @@ export async function acceptConsent(
   if (found.kind === "not_found") throw consentNotFound();
   if (found.kind === "used") return { redirectTo: found.redirectTo, welcomed: false };
   const request = found.request;
+  checkSubject(request.subject);
   if (request.subject !== options.subject) {
     throw new ApiError(403, "subject_mismatch", "subject does not match the consent request's subject.");
   }

@@ -132,7 +132,7 @@ export const authDocs = {
       200: PAGE("The page."),
       302: redirect("A remembered consent: on to the provider."),
       400: PAGE("No consent_challenge."),
-      403: PAGE("Open in another browser."),
+      403: PAGE("Open in another browser, or an account id the gateway refuses."),
       404: PAGE("Expired: the page offers to start again."),
       500: PAGE("Something went wrong."),
       501: PAGE("The provider shows its own consent."),

@@ -10,13 +10,16 @@
  *   token while its tokens act for the access token's subject, so a provider answering with two users
  *   (a bug, a mix-up) would give this user another's grant: refused as 502 `id_token_invalid`. Hydra's
  *   pairwise subjects (`obfuscated_subject`) are the ID token's `sub` and count as the same user.
- * - Without an ID token (or without `sub` in it), the access token's subject, through the bearer cache.
+ * - Its `sub` must be a subject the gateway accepts (subject.ts), else 403 `invalid_subject`.
+ * - Without an ID token (or without `sub` in it), the access token's subject, through the bearer cache
+ *   (which refuses the same subjects: the token is then not valid).
  */
 import { ApiError } from "../http/errors.ts";
 import { accessTokenSubject } from "../idp/access-token-subject.ts";
 import { idp } from "../idp/call.ts";
 import type { HydraClient, TokenSet } from "../idp/hydra.ts";
 import { IdTokenInvalid, type IdTokenVerifier } from "../idp/id-tokens.ts";
+import { checkSubject } from "../idp/subject.ts";
 import type { TokenCache } from "../idp/token-cache.ts";
 import type { Logger } from "../lib/log.ts";
 import { idTokenRefusal } from "./id-token.ts";
@@ -60,6 +63,7 @@ export async function signInSubject(
     if (refusal) throw new ApiError(400, refusal.code, refusal.message);
     const sub = payload.sub;
     if (typeof sub === "string" && sub) {
+      checkSubject(sub);
       if (!hydra.introspects && !discovery.userinfo_endpoint) return sub;
       const proven = await idp(() => accessTokenSubject(hydra, tokens.accessToken));
       if (!proven) throw notAccepted();

@@ -8,6 +8,7 @@ import type { Logger } from "../lib/log.ts";
 import type { Metrics } from "./metrics.ts";
 import { routeLabel } from "./metrics.ts";
 import { type RequestFacts, type RequestServer, startRequest } from "./request-context.ts";
+import { pathStart } from "./url-path.ts";
 
 /** The handler observed: the request and its facts (the fast path fills in the route label). */
 type Fetch = (request: Request, facts: RequestFacts) => Response | Promise<Response>;
@@ -48,7 +49,8 @@ export function observeRequests(fetch: Fetch, { metrics, accessLog }: ObserveOpt
 
 /** The route label of a URL's path (its query string left out). */
 function routeOf(url: string): string {
-  const start = url.indexOf("/", 8);
+  const start = pathStart(url);
+  if (start < 0) return routeLabel("/");
   const query = url.indexOf("?", start);
   return routeLabel(query < 0 ? url.slice(start) : url.slice(start, query));
 }

@@ -36,6 +36,7 @@ export const API_ERROR_CODES = [
   "consent_not_found",
   "consent_not_bound",
   "subject_mismatch",
+  "invalid_subject",
   "invalid_scope",
   "budget_exceeded",
   "admin_disabled",

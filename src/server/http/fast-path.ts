@@ -35,6 +35,7 @@ import { checkOrigin } from "./origin.ts";
 import { corsHeaders, headerBytes, MAX_HEADER_BYTES, refusalFor } from "./plumbing.ts";
 import { cachedPrincipal, meView } from "./principal.ts";
 import { type RequestFacts, requestFacts } from "./request-context.ts";
+import { pathStart } from "./url-path.ts";
 
 type Answer = Response | Promise<Response> | undefined;
 
@@ -218,7 +219,7 @@ export function fastPath(gateway: Gateway): (request: Request, facts?: RequestFa
     const get = method === "GET";
     if (!get && method !== "POST") return undefined;
     const url = request.url;
-    const start = url.indexOf("/", 11);
+    const start = pathStart(url);
     if (start < 0) return undefined;
     const mark = url.indexOf("?", start);
     const path = mark < 0 ? url.slice(start) : url.slice(start, mark);

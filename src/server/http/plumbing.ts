@@ -19,10 +19,16 @@ import { requestId } from "./request-context.ts";
 export const MAX_BODY_BYTES = 64 * 1024;
 /**
  * The request line and headers, counted as sent (name, ": ", value, CRLF). Bun refuses a header block
- * over 16 KiB itself, before any handler or error hook runs, with a bare 431 and no body: this limit
- * sits below Bun's so that what a client normally meets is our JSON answer.
+ * over its own limit itself, before any handler or error hook runs, with a bare 431 and no body: the
+ * listeners raise Bun's to RUNTIME_HEADER_BYTES (serve.ts), so a larger block reaches this check and
+ * gets the JSON answer.
  */
 export const MAX_HEADER_BYTES = 12 * 1024;
+/**
+ * Bun's own header limit, a backstop only (16 KiB by default). Bun holds a header block in memory until
+ * it is complete, so this also bounds what one connection can make a process hold.
+ */
+export const RUNTIME_HEADER_BYTES = 256 * 1024;
 
 export function headerBytes(request: Request): number {
   let bytes = request.method.length + request.url.length + 11;

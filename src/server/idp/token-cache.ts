@@ -13,6 +13,9 @@
  * client, so per-app budgets can apply; only `active: true` with `token_use` absent or `access_token`
  * is accepted. Without the key the userinfo endpoint proves the user only (client unknown).
  *
+ * A token whose subject the gateway refuses (subject.ts: control or invisible characters, too long) is
+ * answered like a token the provider refuses: not valid, cached the same way, no user id ever formed.
+ *
  * The provider may still accept a deleted account's tokens (its revocation comes after, best effort):
  * the cache does not judge that; the principal's resolution asks on every call (principal.ts).
  */
@@ -20,6 +23,7 @@ import { sha256 } from "../lib/crypto.ts";
 import { Lru } from "../lib/lru.ts";
 import { accessTokenSubject } from "./access-token-subject.ts";
 import type { HydraClient } from "./hydra.ts";
+import { subjectRefusal } from "./subject.ts";
 
 export interface TokenPrincipal {
   userId: string;
@@ -101,7 +105,7 @@ export class TokenCache {
 
   private async lookup(token: string): Promise<{ principal: TokenPrincipal | null; expiresAt?: number }> {
     const proven = await accessTokenSubject(this.hydra, token);
-    if (!proven) return { principal: null };
+    if (!proven || subjectRefusal(proven.userId) !== undefined) return { principal: null };
     return { principal: { userId: proven.userId, clientId: proven.clientId }, expiresAt: proven.expiresAt };
   }
 }

@@ -1,0 +1,36 @@
+/**
+ * Where a request's path begins in its URL: routes are chosen by the path alone, whatever the Host.
+ * The client writes the Host header, and Bun builds the URL from it (`http://` + Host + path), so a
+ * router that skips a fixed number of characters to find the path is steered by the client: Elysia's
+ * default skips eleven (`http://a.bc`), and with `Host: ab` it read `/x/v1/resources/<id>/join` as a
+ * join. So:
+ * - the framework is built with FRAMEWORK_HANDLER (it looks for the path right after `http://`),
+ * - the fast path and the access log ask `pathStart`,
+ * - a request Bun gives only its path (an empty Host, one that is no host name, none over HTTP/1.0) is
+ *   given a host by the listener (`withAbsoluteUrl`) before anything routes it.
+ */
+import type { ServerFetch } from "./access-log.ts";
+
+/** Elysia's handler options: the path is found after `http://`, never after a guessed host length. */
+export const FRAMEWORK_HANDLER = { standardHostname: false } as const;
+
+const SLASH = 47;
+
+/** The index of the path's first `/` in an absolute URL (any scheme) or a path alone; -1 when none. */
+export function pathStart(url: string): number {
+  if (url.charCodeAt(0) === SLASH) return 0;
+  return url.indexOf("/", url.indexOf("://") + 3);
+}
+
+/**
+ * A listener's fetch that hands on a request Bun gave only its path with an absolute URL
+ * (`http://localhost` + path); any other request as it is. The socket's address is still asked of the
+ * listener with the request it received (client-address.ts).
+ */
+export function withAbsoluteUrl(fetch: ServerFetch): ServerFetch {
+  return (request, server) => {
+    if (request.url.charCodeAt(0) !== SLASH) return fetch(request, server);
+    const absolute = new Request(`http://localhost${request.url}`, request);
+    return fetch(absolute, server && { requestIP: () => server.requestIP(request) });
+  };
+}
