@@ -3,6 +3,7 @@
  * a bad value throws a ConfigError whose message is one line naming the variable, and `main.ts`
  * prints it and exits 1. Nothing else in the program reads `process.env`.
  */
+import { isPseudonymKey } from "./auth/keyring.ts";
 
 export type SameSite = "lax" | "strict" | "none";
 
@@ -38,6 +39,8 @@ export interface Config {
   sessionSecret: string | undefined;
   /** Older secrets that still unseal (a rotation in progress), newest first. */
   sessionSecretPrevious: string[];
+  /** Pseudonym keys of secrets dropped from SESSION_SECRET_PREVIOUS: they recognise deleted accounts only. */
+  sessionPseudonymKeys: string[];
   /** Where the sealing keys live when SESSION_SECRET is unset; undefined for an in-memory database. */
   sessionKeyFile: string | undefined;
   gatewayConfigPath: string | undefined;
@@ -144,6 +147,10 @@ export const VARIABLES = {
     default: "",
     meaning: "older secrets that still unseal, comma-separated (a rotation)",
   },
+  SESSION_PSEUDONYM_KEYS: {
+    default: "",
+    meaning: "pseudonym keys of dropped secrets, comma-separated, as gateway keys prune prints them",
+  },
   SESSION_KEY_FILE: {
     default: "session.key beside the database (gateway dev: dev-session.key)",
     meaning: "where the sealing keys live when SESSION_SECRET is unset",
@@ -234,6 +241,19 @@ function introspectionClient(env: Env): { clientId: string; clientSecret: string
   return { clientId, clientSecret };
 }
 
+/** SESSION_PSEUDONYM_KEYS: with SESSION_SECRET only (a key file keeps its own `pseudonym:` lines). */
+function pseudonymKeyList(env: Env, withSecret: boolean): string[] {
+  const keys = (text(env, "SESSION_PSEUDONYM_KEYS") ?? "")
+    .split(",")
+    .map((key) => key.trim())
+    .filter(Boolean);
+  if (keys.length > 0 && !withSecret)
+    throw new ConfigError("SESSION_PSEUDONYM_KEYS", "needs SESSION_SECRET (a key file keeps its own)");
+  if (!keys.every(isPseudonymKey))
+    throw new ConfigError("SESSION_PSEUDONYM_KEYS", "each key must be 43 base64url characters");
+  return keys;
+}
+
 function bool(env: Env, name: Variable, fallback: boolean): boolean {
   const raw = text(env, name)?.toLowerCase();
   if (raw === undefined) return fallback;
@@ -284,6 +304,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (sessionSecretPrevious.some((secret) => secret.length < 32)) {
     throw new ConfigError("SESSION_SECRET_PREVIOUS", "each secret must be at least 32 characters");
   }
+  const sessionPseudonymKeys = pseudonymKeyList(env, sessionSecret !== undefined);
   const databasePath = text(env, "DATABASE_PATH") ?? "./data/gateway.db";
   const databaseUrl = text(env, "DATABASE_URL");
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\/./.test(databaseUrl))
@@ -328,6 +349,7 @@ export function loadConfig(env: Env = process.env): Config {
     cookieSameSite,
     sessionSecret,
     sessionSecretPrevious,
+    sessionPseudonymKeys,
     sessionKeyFile: text(env, "SESSION_KEY_FILE") ?? defaultKeyFile(databasePath),
     gatewayConfigPath: text(env, "GATEWAY_CONFIG"),
     shutdownDrainSeconds: seconds(env, "SHUTDOWN_DRAIN_SECONDS", 10),

@@ -11,7 +11,7 @@ import type { AppRegistry } from "./apps/registry.ts";
 import { consentCookieName } from "./auth/consent-binding.ts";
 import { startHeartbeat } from "./auth/heartbeat.ts";
 import { loadKeyring } from "./auth/key-file.ts";
-import { allKeys, deriveKey, type Keyring } from "./auth/keyring.ts";
+import { allKeys, deriveKey, type Keyring, pseudonymKeys } from "./auth/keyring.ts";
 import { eraseLegacySecret, keepAsPreviousKey, legacySecret } from "./auth/legacy-secret.ts";
 import { CookieSealer } from "./auth/seal.ts";
 import { SessionStore } from "./auth/session-store.ts";
@@ -87,7 +87,7 @@ export async function createGateway({
   const storage = await openStorage(databaseTarget(config), { writeWaitMs: config.writeWaitMs });
   const ring = await sealingKeys(config, storage, log);
   const sealer = new CookieSealer(ring);
-  const deleted = new DeletedUsers(new Pseudonyms(allKeys(ring).map((k) => k.key)), storage);
+  const deleted = new DeletedUsers(new Pseudonyms(pseudonymKeys(ring)), storage);
   const hydra = new HydraClient({
     issuer: config.oidcIssuer,
     adminUrl: config.idpAdminUrl,

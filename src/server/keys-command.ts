@@ -8,12 +8,21 @@
  * Status lists each key, the live sessions whose cookie is sealed with it, and what every running
  * process seals with (heartbeat.ts): after a rotation the processes still seal with the old key until
  * they restart. Prune drops only what nothing needs (key-usage.ts) and exits 1 naming what it kept.
- * With SESSION_SECRET the environment holds the keys, so rotate and prune only say what to change.
+ * A dropped key's pseudonym key stays (key-file.ts), so the accounts deleted under it stay deleted.
+ * With SESSION_SECRET the environment holds the keys, so rotate and prune only say what to change:
+ * prune prints the SESSION_PSEUDONYM_KEYS value that keeps the dropped secrets' pseudonym keys.
  */
 import { existsSync } from "node:fs";
 import { deployedSecretKeys } from "./apps/deploy.ts";
 import { type RunningProcess, runningProcesses, STALE_MS } from "./auth/heartbeat.ts";
-import { pruneKeyFile, readKeyFile, rotateKeyFile } from "./auth/key-file.ts";
+import {
+  deriveAll,
+  environmentKeys,
+  pruneKeyFile,
+  readKeyFileEntries,
+  retire,
+  rotateKeyFile,
+} from "./auth/key-file.ts";
 import { decidePrune, type KeyFacts, type KeyNeed, keyNeeds } from "./auth/key-usage.ts";
 import { deriveKey, keyringFrom } from "./auth/keyring.ts";
 import { SessionStore } from "./auth/session-store.ts";
@@ -62,13 +71,13 @@ export async function runKeys(
     );
     return 1;
   }
-  const secrets = keyFile ? readKeyFile(keyFile) : [config.sessionSecret!, ...config.sessionSecretPrevious];
-  const ring = await keyringFrom(secrets, keyFile ? `key file ${keyFile}` : "SESSION_SECRET");
+  const keys = keyFile ? readKeyFileEntries(keyFile) : environmentKeys(config);
+  const ring = await keyringFrom(keys.secrets, keyFile ? `key file ${keyFile}` : "SESSION_SECRET");
   const facts = await gatherFacts(config, [ring.current.id, ...ring.previous.map((key) => key.id)]);
   const database = config.databaseUrl ? "DATABASE_URL" : config.databasePath;
   if (action === "status") {
     print(`keys from ${ring.source}; sessions in ${database}${dev ? " (gateway dev)" : ""}`);
-    for (const line of statusLines(facts)) print(line);
+    for (const line of statusLines(facts, keys.pseudonymKeys.length)) print(line);
     return 0;
   }
   const decision = decidePrune(facts, force);
@@ -76,12 +85,15 @@ export async function runKeys(
   if (decision.remove.length > 0) {
     const signedOut = signedOutText(decision.signedOut, force ? decision.unknown : 0);
     if (keyFile === undefined) {
+      const { pseudonymKeys } = retire(keys, decision.remove, await deriveAll(keys.secrets));
       print(
         `keys: remove the secrets of keys ${decision.remove.join(", ")} from SESSION_SECRET_PREVIOUS${signedOut}`,
       );
+      print(
+        `keys: and set SESSION_PSEUDONYM_KEYS=${pseudonymKeys.join(",")} (their pseudonym keys: accounts deleted while they sealed stay deleted; these unseal nothing)`,
+      );
     } else {
-      const ids = await Promise.all(secrets.map(async (secret) => (await deriveKey(secret)).id));
-      pruneKeyFile(keyFile, (_secret, i) => !decision.remove.includes(ids[i]!));
+      await pruneKeyFile(keyFile, decision.remove);
       print(
         `keys: removed ${plural(decision.remove.length, "previous key")} (${decision.remove.join(", ")}) from ${keyFile}${signedOut}`,
       );
@@ -139,13 +151,16 @@ function neededBy(need: KeyNeed, unknown: number): string {
   return reasons.join("; ");
 }
 
-function statusLines(facts: KeyFacts): string[] {
+function statusLines(facts: KeyFacts, retired: number): string[] {
   const lines = keyNeeds(facts).map((need, i) => {
     const role = i === 0 ? "current" : facts.ring.includes(need.id) ? "previous" : "missing";
     return `  ${need.id}  ${role.padEnd(8)}  ${plural(need.sessions, "live session").padEnd(17)}  ${sealing(need, role, facts.processes.length)}`;
   });
   const unknown = facts.sessions.get(null) ?? 0;
   if (unknown > 0) lines.push(`  (${plural(unknown, "live session")} sealed before key ids were recorded)`);
+  lines.push(
+    `pseudonym keys kept from pruned keys: ${retired} (they recognise accounts deleted while those keys sealed; they unseal nothing)`,
+  );
   lines.push(
     facts.processes.length === 0
       ? `running processes: none reported in the last ${STALE_MS / 1000} s`

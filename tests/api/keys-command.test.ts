@@ -153,7 +153,7 @@ describe("gateway keys", () => {
     // The key file replaced by one without that key (a prune elsewhere, another file copied in).
     const file = keyFile();
     const replaced = `${file}.new`;
-    writeKeyFile(replaced, [newSecret()], true);
+    writeKeyFile(replaced, { secrets: [newSecret()], pseudonymKeys: [] }, true);
     renameSync(replaced, file);
     stack.logs.length = 0;
     await stack.restart();
@@ -175,7 +175,7 @@ describe("gateway keys", () => {
 test("keys never creates a database: one that does not exist is named, with gateway dev's hint", async () => {
   const dir = tempDir();
   const path = join(dir, "gateway.db");
-  writeKeyFile(join(dir, "session.key"), [newSecret()], true);
+  writeKeyFile(join(dir, "session.key"), { secrets: [newSecret()], pseudonymKeys: [] }, true);
   for (const action of ["status", "prune"] as const) {
     const printed: string[] = [];
     const code = await runKeys(loadConfig({ DATABASE_PATH: path }), { action }, (line) => printed.push(line));

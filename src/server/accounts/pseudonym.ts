@@ -3,7 +3,8 @@
  * key derived from the sealing keys (never stored in the database, so whoever reads the database cannot
  * test a guessed id against it). The same id always gives the same pseudonym under one key: the ledger
  * rows and the audit events of one deleted user stay together, and a second delete finds the first.
- * After a key rotation the previous keys' pseudonyms are still recognised (`all`).
+ * After a key rotation the previous keys' pseudonyms are still recognised (`all`), and so are those of
+ * pruned keys, whose pseudonym keys the key source keeps (keyring.ts): a prune never undeletes anyone.
  *
  * `DeletedUsers.guard` keeps deletion final: every transaction that may create or change a membership
  * or a link for a user holds that user's lock shared (so one user's changes never wait on each other),
@@ -20,17 +21,12 @@
 import type { Storage, Tx } from "../db/sql.ts";
 import { Lru } from "../lib/lru.ts";
 
-const INFO = new TextEncoder().encode("sg-user-pseudonym-v1");
-
 export class Pseudonyms {
-  private readonly keys: Uint8Array[];
   /** Every membership change asks (its guard): the HMACs of recent users are kept. */
   private readonly known = new Lru<string, string[]>(10_000);
 
-  /** `keys`: the sealing keys, current first. */
-  constructor(keys: readonly Uint8Array[]) {
-    this.keys = keys.map((key) => new Uint8Array(new Bun.CryptoHasher("sha256", key).update(INFO).digest()));
-  }
+  /** `keys`: the pseudonym keys (`pseudonymKeys(ring)`), the current sealing key's first. */
+  constructor(private readonly keys: readonly Uint8Array[]) {}
 
   /** The pseudonym under the current key. */
   of(userId: string): string {

@@ -6,7 +6,7 @@
  * previous key, so sessions sealed with it keep working until they are re-sealed with the new key.
  */
 import type { Storage } from "../db/sql.ts";
-import { readKeyFile, writeKeyFile } from "./key-file.ts";
+import { readKeyFileEntries, writeKeyFile } from "./key-file.ts";
 
 const LEGACY_KEY = "session_secret";
 
@@ -18,8 +18,8 @@ export async function legacySecret(storage: Storage): Promise<string | undefined
 
 /** Appends the legacy secret to the key file as a previous key (unless it is already there). */
 export function keepAsPreviousKey(keyFile: string, secret: string): void {
-  const secrets = readKeyFile(keyFile);
-  if (!secrets.includes(secret)) writeKeyFile(keyFile, [...secrets, secret]);
+  const keys = readKeyFileEntries(keyFile);
+  if (!keys.secrets.includes(secret)) writeKeyFile(keyFile, { ...keys, secrets: [...keys.secrets, secret] });
 }
 
 /** Deletes the legacy secret so that no page of the database file or of its WAL still holds it. */
