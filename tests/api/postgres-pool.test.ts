@@ -22,7 +22,13 @@ const isPoolConnection = (value: unknown) =>
 /** Records the longest array searched for a pool connection (the pool's `Queue.remove`), until restored. */
 function watchPoolSearches() {
   const original = Array.prototype.indexOf;
-  const watch = { longest: 0, searches: 0, restore: () => void (Array.prototype.indexOf = original) };
+  const watch = {
+    longest: 0,
+    searches: 0,
+    restore() {
+      Array.prototype.indexOf = original;
+    },
+  };
   Array.prototype.indexOf = function (this: unknown[], value: unknown, from?: number) {
     if (isPoolConnection(value)) {
       watch.searches++;
