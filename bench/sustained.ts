@@ -1,9 +1,9 @@
 /**
  * `bun run bench:sustained`: does a PostgreSQL replica's cost per request stay the same the longer it
  * is loaded? One gateway on PostgreSQL (pinned to core 1) takes one unbroken wrk run of cookie checks
- * (`GET /auth/session`, 50 cookies rotating; wrk and PostgreSQL on core 0); every slice the bench reads the gateway's
- * CPU time (/proc) and its count of answered requests (/metrics), and prints the CPU per request of
- * each slice against the first slice. A bare Bun.serve answering the same JSON for one slice, before,
+ * (`GET /auth/session`, 50 cookies rotating; wrk and PostgreSQL on core 0); every slice the bench
+ * reads the gateway's CPU time (/proc) and its count of answered requests (/metrics), and prints the
+ * CPU per request of each slice against the first slice. A bare Bun.serve answering the same JSON for one slice, before,
  * is the same-run floor. Flat: the line fitted through the slices rises or falls by at most 15 % from
  * the first slice to the last. The last column is the CPU the rest of the machine used meanwhile: a
  * shared machine's other work shows there, and makes a slice noisy (its CPU per request rises with it).
@@ -13,7 +13,8 @@
  * every query, so CPU per request rose for as long as the load lasted (patches/postgres@3.4.9.patch).
  * CPU time per request, not throughput, is the figure: the machine may be shared.
  *
- *   BENCH_SECONDS (60)  BENCH_SLICE (10)  BENCH_CONNECTIONS (32)
+ *   BENCH_SUSTAIN_SECONDS (60)  BENCH_SLICE (10)  BENCH_CONNECTIONS (32)
+ *   BENCH_ONLY: runs only when "PostgreSQL, sustained" contains it (as `bun run bench` passes it on)
  *   BENCH_PROFILE=DIR: the gateway writes a CPU profile (Markdown) into DIR when it stops
  */
 import { join } from "node:path";
@@ -35,11 +36,11 @@ import {
 } from "./kit.ts";
 import { ensureWrk, runWrk } from "./wrk.ts";
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
+const SECONDS = Number(process.env.BENCH_SUSTAIN_SECONDS ?? 60);
 const SLICE = Number(process.env.BENCH_SLICE ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const PROFILE = process.env.BENCH_PROFILE;
-/** How far a slice's CPU per request may be from the first slice's. */
+/** How far the line fitted through the slices may rise or fall from the first slice to the last. */
 const FLAT = 0.15;
 const WARM_UP_SECONDS = 5;
 const SESSIONS = 50;
@@ -49,6 +50,9 @@ const root = join(import.meta.dir, "..");
 const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef";
 const SESSION_SECRET = "bench-session-secret-0123456789abcdef";
 
+const NAME = "PostgreSQL, sustained";
+if (process.env.BENCH_ONLY && !NAME.includes(process.env.BENCH_ONLY)) process.exit(0);
+if (!(SECONDS >= SLICE && SLICE > 0)) throw new Error("BENCH_SUSTAIN_SECONDS must be at least BENCH_SLICE");
 await ensureWrk();
 const dir = tempDir("sg-sustained-");
 const pg = await startPostgres();
