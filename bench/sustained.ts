@@ -1,12 +1,13 @@
 /**
  * `bun run bench:sustained`: does a PostgreSQL replica's cost per request stay the same the longer it
- * is loaded? One gateway on PostgreSQL (pinned to core 1) takes one unbroken wrk run of cookie checks
- * (`GET /auth/session`, 50 cookies rotating; wrk and PostgreSQL on core 0); every slice the bench
- * reads the gateway's CPU time (/proc) and its count of answered requests (/metrics), and prints the
- * CPU per request of each slice against the first slice. A bare Bun.serve answering the same JSON for one slice, before,
- * is the same-run floor. Flat: the line fitted through the slices rises or falls by at most 15 % from
- * the first slice to the last. The last column is the CPU the rest of the machine used meanwhile: a
- * shared machine's other work shows there, and makes a slice noisy (its CPU per request rises with it).
+ * is loaded? One gateway on PostgreSQL (pinned to core 1) takes one unbroken wrk run of cookie
+ * checks (`GET /auth/session`, 50 cookies rotating; wrk and PostgreSQL on core 0); every slice the
+ * bench reads the gateway's CPU time (/proc) and its count of answered requests (/metrics), and prints
+ * the CPU per request of each slice against the first slice. A bare Bun.serve answering the same
+ * JSON for one slice, before, is the same-run floor. Flat: the line fitted through the slices rises or
+ * falls by at most 15 % from the first slice to the last. The last column is the CPU the rest of the
+ * machine used meanwhile: a shared machine's other work shows there, and makes a slice noisy (its CPU
+ * per request rises with it).
  *
  * The cost must not grow with the requests served: postgres.js 3.4.9's pool kept a slot per query in
  * the array of its busy connections whenever every connection was busy, and searched that array on
@@ -240,7 +241,7 @@ const cells = [
   ),
 ];
 console.log(
-  `\nGET /auth/session, ${SESSIONS} cookies rotating: wrk -t1 -c${CONNECTIONS}, one ${SECONDS} s run after ${WARM_UP_SECONDS} s of warm-up, read every ${SLICE} s; servers on core ${SERVER_CPU}, wrk on core ${LOAD_CPU}; CPU = the server process (user + system)\n`,
+  `\nGET /auth/session, ${SESSIONS} cookies rotating: wrk -t1 -c${CONNECTIONS}, one ${SECONDS} s run after ${WARM_UP_SECONDS} s of warm-up, read every ${SLICE} s; servers on core ${SERVER_CPU}, wrk and PostgreSQL on core ${LOAD_CPU}; CPU = the server process (user + system)\n`,
 );
 printTable(["slice", "req/s", "CPU µs/req", "to first slice", "non-2xx", "RSS MiB", "others' CPU s"], cells);
 const percent = (x: number) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(0)} %`;

@@ -50,7 +50,7 @@ describe.if(testEngine === "postgres")("a replica under sustained load", () => {
     await stack?.stop();
   }, 30_000);
 
-  test("cookie checks from 32 callers on a 10-connection pool: the pool's bookkeeping stays the size of the pool", async () => {
+  test("32 callers' cookie checks on a 10-connection pool: its bookkeeping stays the pool's size", async () => {
     const { browser } = await signIn(stack, "sustained-load");
     const cookie = browser.cookieHeader(stack.url);
     watch = watchPoolSearches();
