@@ -54,6 +54,30 @@ export function cpuMs(pid: number): number {
   }
 }
 
+/** CPU time several processes have used so far, in ms; the ones already gone count nothing. */
+export function cpuMsOf(pids: number[]): number {
+  return pids.reduce((sum, pid) => sum + (cpuMs(pid) || 0), 0);
+}
+
+/** A process and its direct children (Linux `pgrep -P`): a supervisor's workers, a server's backends. */
+export function withChildren(pid: number): number[] {
+  const children = Bun.spawnSync(["pgrep", "-P", String(pid)])
+    .stdout.toString()
+    .trim();
+  return [pid, ...children.split("\n").filter(Boolean).map(Number)];
+}
+
+/** CPU time the whole machine has been busy so far, every core (Linux /proc/stat, steal included), in ms. */
+export function machineBusyMs(): number {
+  const [user, nice, system, , , irq, softirq, steal] = readFileSync("/proc/stat", "utf8")
+    .split("\n")[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  return (user! + nice! + system! + irq! + softirq! + steal!) * 10;
+}
+
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;

@@ -12,14 +12,14 @@
  *   BENCH_SECONDS (3)  BENCH_CONNECTIONS (32)  BENCH_ONLY (substring of set-up names)
  *   BENCH_PROFILE=DIR: the gateway processes write a CPU profile (Markdown) into DIR when they stop
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startDevIdp } from "../src/devidp/index.ts";
 import { startHaproxy } from "../tests/helpers/haproxy.ts";
 import { startPostgres } from "../tests/helpers/postgres.ts";
 import { waitReady } from "../tests/helpers/ready.ts";
 import { freePort, tempDir } from "../tests/helpers/stack.ts";
-import { type Credentials, pinned, printTable, signInMany } from "./kit.ts";
+import { type Credentials, cpuMsOf, pinned, printTable, signInMany, withChildren } from "./kit.ts";
 import { ensureWrk, runWrk } from "./wrk.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -29,7 +29,6 @@ const root = join(import.meta.dir, "..");
 const dir = tempDir("sg-scale-");
 const REDIRECT = "http://127.0.0.1:5996/callback";
 const SECRET = "bench-scale-secret-0123456789abcdef";
-const CLK_TCK = 100;
 const PROFILE = process.env.BENCH_PROFILE;
 const profileFlags = PROFILE ? ["--cpu-prof-md", `--cpu-prof-dir=${PROFILE}`] : [];
 
@@ -54,25 +53,6 @@ writeFileSync(
   }),
 );
 const pg = await startPostgres();
-
-/** Processes whose CPU time counts: the spawned one and, for --workers, its children. */
-function serverPids(pid: number): number[] {
-  const children = Bun.spawnSync(["pgrep", "-P", String(pid)])
-    .stdout.toString()
-    .trim();
-  return [pid, ...children.split("\n").filter(Boolean).map(Number)];
-}
-
-function cpuTicks(pids: number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
-    } catch {}
-  }
-  return ticks;
-}
 
 interface Setup {
   name: string;
@@ -120,7 +100,7 @@ async function gatewaySetup(
     name,
     url: lb?.urls.public ?? urls[0]!,
     // `taskset` execs the command: its pid is the server's (or the --workers supervisor's).
-    pids: () => procs.flatMap((p) => serverPids(p.pid)),
+    pids: () => procs.flatMap((p) => withChildren(p.pid)),
     async stop() {
       await lb?.stop();
       for (const p of procs) p.kill("SIGTERM");
@@ -215,16 +195,16 @@ async function measure(
   const base = { ...options, connections: CONNECTIONS, cpu: "0" };
   await runWrk({ ...base, seconds: 1 });
   const pids = setup.pids();
-  const before = cpuTicks(pids);
+  const before = cpuMsOf(pids);
   const result = await runWrk({ ...base, seconds: SECONDS });
-  const ticks = cpuTicks(pids) - before;
+  const ms = cpuMsOf(pids) - before;
   const requests = result.rps * SECONDS;
   rows.push({
     setup: setup.name,
     scenario,
     rps: result.rps,
     p99: result.p99,
-    cpuUs: requests > 0 ? (ticks * (1e6 / CLK_TCK)) / requests : Number.NaN,
+    cpuUs: requests > 0 ? (ms * 1000) / requests : Number.NaN,
     non2xx: result.non2xx,
   });
   console.log(

@@ -33,6 +33,8 @@ export interface WrkOptions {
   /** Arguments for the Lua script (after `--`). */
   args?: string[];
   cpu?: string;
+  /** Told wrk's process id once it runs (to read its CPU time). */
+  started?: (pid: number) => void;
 }
 
 export async function runWrk(options: WrkOptions): Promise<WrkResult> {
@@ -43,6 +45,7 @@ export async function runWrk(options: WrkOptions): Promise<WrkResult> {
   if (options.args?.length) args.push("--", ...options.args);
   const command = options.cpu && Bun.which("taskset") ? ["taskset", "-c", options.cpu, ...args] : args;
   const proc = Bun.spawn(command, { stdout: "pipe", stderr: "pipe" });
+  options.started?.(proc.pid);
   const out = await new Response(proc.stdout).text();
   await proc.exited;
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
