@@ -224,6 +224,8 @@ describe.skipIf(!hasTmux)("the operator TUI against a real gateway", () => {
       { userId: "heir", role: "owner", state: "active" },
     ]);
     expect((await as("heir", "GET", `/v1/resources/${solo.id}`)).status).toBe(404);
-    expect((await as("leaver", "GET", "/v1/me")).status).toBe(401);
+    const gone = await as("leaver", "GET", "/v1/me");
+    expect(gone.status).toBe(403);
+    expect(gone.body.code).toBe("account_deleted");
   });
 });
