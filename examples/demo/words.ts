@@ -54,7 +54,6 @@ const ERRORS: Partial<Record<GatewayErrorCode, string>> = {
   reserved_type: "Only the app itself creates resources of this type.",
   invalid_request: "Some of what you typed was not accepted; check the form and try again.",
   budget_exceeded: "Too many requests right now; try again in a minute.",
-  too_many_token_checks: "Too many requests right now; try again in a minute.",
   // No answer, or not the gateway's.
   network_error: "The gateway could not be reached. Check your connection and try again.",
   timeout: "The gateway took too long to answer. Try again.",

@@ -50,7 +50,6 @@ export const API_ERROR_CODES = [
   "subject_mismatch",
   "target_is_owner",
   "too_many_pending_invites",
-  "too_many_token_checks",
   "unauthenticated",
   "unknown_client",
   "unknown_type",
