@@ -61,6 +61,12 @@ const ERRORS: Partial<Record<GatewayErrorCode, string>> = {
   internal: "The gateway failed to do that. Try again; if it keeps failing, tell the operator.",
   database_busy: "The gateway is busy. Try again in a moment.",
   database_unavailable: "The gateway's database is unavailable. Try again later.",
+  // The load balancer in front of the gateway's replicas.
+  no_replica_available: "The gateway is unavailable right now; nothing was changed. Try again in a moment.",
+  replica_failed:
+    "The gateway was interrupted: your last change may or may not have been saved. Reload to check before trying again.",
+  replica_timeout:
+    "The gateway took too long: your last change may or may not have been saved. Reload to check before trying again.",
 };
 
 /** The sentence for a session that is gone (or never was). */
