@@ -1,7 +1,8 @@
 /**
  * `bun run cluster`: the replicated set-up on one machine, for a person to try. PostgreSQL (DATABASE_URL,
  * or a throwaway cluster in a temporary folder), the development identity provider, three gateway
- * replicas and HAProxy in front of them with deploy/haproxy/haproxy.cfg. Sign in at the printed URL;
+ * replicas (trusting HAProxy's X-Forwarded-For) and HAProxy in front of them with
+ * deploy/haproxy/haproxy.cfg. Sign in at the printed URL;
  * kill a replica (its pid is printed) and watch the others carry on. Ctrl-C stops everything.
  */
 import { writeFileSync } from "node:fs";
@@ -44,6 +45,8 @@ const env = {
   GATEWAY_CONFIG: appsFile,
   COOKIE_SECURE: "false",
   ADMIN_TOKEN: adminToken,
+  // HAProxy (on this host) says who the client is: bearer checks are limited per real client.
+  TRUSTED_PROXIES: "127.0.0.1",
 };
 
 const children = REPLICAS.map((ports) =>

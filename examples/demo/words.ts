@@ -54,7 +54,6 @@ const ERRORS: Partial<Record<GatewayErrorCode, string>> = {
   reserved_type: "Only the app itself creates resources of this type.",
   invalid_request: "Some of what you typed was not accepted; check the form and try again.",
   budget_exceeded: "Too many requests right now; try again in a minute.",
-  too_many_token_checks: "Too many requests right now; try again in a minute.",
   // No answer, or not the gateway's.
   network_error: "The gateway could not be reached. Check your connection and try again.",
   timeout: "The gateway took too long to answer. Try again.",
@@ -62,6 +61,12 @@ const ERRORS: Partial<Record<GatewayErrorCode, string>> = {
   internal: "The gateway failed to do that. Try again; if it keeps failing, tell the operator.",
   database_busy: "The gateway is busy. Try again in a moment.",
   database_unavailable: "The gateway's database is unavailable. Try again later.",
+  // The load balancer in front of the gateway's replicas.
+  no_replica_available: "The gateway is unavailable right now; nothing was changed. Try again in a moment.",
+  replica_failed:
+    "The gateway was interrupted: your last change may or may not have been saved. Reload to check before trying again.",
+  replica_timeout:
+    "The gateway took too long: your last change may or may not have been saved. Reload to check before trying again.",
 };
 
 /** The sentence for a session that is gone (or never was). */

@@ -5,6 +5,8 @@
  */
 import { isPseudonymKey } from "./auth/keyring.ts";
 
+import { TrustedProxies } from "./http/trusted-proxies.ts";
+
 export type SameSite = "lax" | "strict" | "none";
 
 export interface Config {
@@ -48,6 +50,8 @@ export interface Config {
   accessLog: boolean;
   /** On SIGTERM/SIGINT: how long requests in flight may take to finish before they are cut. */
   shutdownDrainSeconds: number;
+  /** Reverse proxies whose X-Forwarded-For names the client (TRUSTED_PROXIES); undefined: none. */
+  trustedProxies: TrustedProxies | undefined;
   /** Absolute session lifetime (30 days). Not an environment variable. */
   sessionLifetimeSeconds: number;
   /** How long a just-rotated refresh token still gets the current session (30 s). Not an environment variable. */
@@ -166,6 +170,11 @@ export const VARIABLES = {
     meaning: "on SIGTERM, how long requests in flight may take to finish",
   },
   ACCESS_LOG: { default: "true", meaning: "one JSON line per request on stdout (false turns it off)" },
+  TRUSTED_PROXIES: {
+    default: "",
+    meaning:
+      "reverse proxies (addresses, CIDR ranges; comma-separated) whose X-Forwarded-For names the client",
+  },
   DEV_IDP_PORT: {
     default: "4444",
     meaning: "gateway dev: the development identity provider's port",
@@ -228,6 +237,19 @@ function seconds(env: Env, name: Variable, fallback: number): number {
   if (!/^\d{1,4}(\.\d{1,3})?$/.test(raw))
     throw new ConfigError(name, `must be a number of seconds, got "${raw}"`);
   return Number(raw);
+}
+
+function trustedProxies(env: Env): TrustedProxies | undefined {
+  const raw = text(env, "TRUSTED_PROXIES");
+  if (raw === undefined) return undefined;
+  try {
+    return TrustedProxies.parse(raw);
+  } catch (error) {
+    throw new ConfigError(
+      "TRUSTED_PROXIES",
+      `must be IP addresses or CIDR ranges, comma-separated: ${(error as Error).message}`,
+    );
+  }
 }
 
 function introspectionClient(env: Env): { clientId: string; clientSecret: string } | undefined {
@@ -354,6 +376,7 @@ export function loadConfig(env: Env = process.env): Config {
     gatewayConfigPath: text(env, "GATEWAY_CONFIG"),
     shutdownDrainSeconds: seconds(env, "SHUTDOWN_DRAIN_SECONDS", 10),
     accessLog: bool(env, "ACCESS_LOG", true),
+    trustedProxies: trustedProxies(env),
     sessionLifetimeSeconds: 30 * 24 * 3600,
     rotationGraceMs: 30_000,
     lostAnswerGraceMs: 10 * 60_000,

@@ -4,19 +4,13 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { kratosCsrfCookieName } from "../../src/devidp/index.ts";
-import { CLIENT_ID, CSRF, type Stack, signIn, startStack } from "../helpers/stack.ts";
+import { CLIENT_ID, CSRF, type Stack, startStack, tokensOf } from "../helpers/stack.ts";
 
 let stack: Stack;
 beforeAll(async () => {
   stack = await startStack();
 }, 60_000);
 afterAll(() => stack.stop());
-
-async function tokensOf(s: Stack, username: string) {
-  const { browser } = await signIn(s, username);
-  const found = await s.running.gateway.sessions.resolve(browser.cookieHeader(s.url));
-  return { browser, at: found!.cookie.at, rt: found!.cookie.rt! };
-}
 
 describe("bearer tokens", () => {
   test("introspection: many requests within 60 s make one provider call; client and app are known", async () => {

@@ -16,15 +16,15 @@ import { createGateway, type Gateway } from "../../src/server/gateway.ts";
 import { sql } from "../helpers/db.ts";
 import { type Haproxy, startHaproxy } from "../helpers/haproxy.ts";
 import { testEngine } from "../helpers/postgres.ts";
-import { waitReady } from "../helpers/ready.ts";
-import { CSRF, freePort, type Stack, signIn, startStack } from "../helpers/stack.ts";
+import { type Replica, startReplicas } from "../helpers/replicas.ts";
+import { CSRF, type Stack, signIn, startStack } from "../helpers/stack.ts";
 
 const ADMIN = { authorization: "Bearer cluster-token" };
 
 let stack: Stack;
 let local: Gateway;
 let lb: Haproxy;
-const replicas: Array<{ child: ReturnType<typeof Bun.spawn>; url: string; adminUrl: string }> = [];
+let replicas: Replica[] = [];
 
 const METERED: AppsFile["apps"][number] = {
   id: "metered",
@@ -32,14 +32,6 @@ const METERED: AppsFile["apps"][number] = {
   budget: { requestsPerMinute: 30, userShare: 1 },
   types: { team: {} },
 };
-
-function spawnReplica(env: Record<string, string>, port: number, adminPort: number) {
-  return Bun.spawn(["bun", "src/server/main.ts", "serve"], {
-    env: { ...env, PORT: String(port), ADMIN_PORT: String(adminPort) },
-    stdout: "ignore",
-    stderr: "ignore",
-  });
-}
 
 describe.if(testEngine === "postgres")("three replicas on PostgreSQL behind HAProxy", () => {
   beforeAll(async () => {
@@ -53,29 +45,25 @@ describe.if(testEngine === "postgres")("three replicas on PostgreSQL behind HAPr
       apps: new AppRegistry(apps),
       log: () => {},
     });
-    const env = { ...(process.env as Record<string, string>), ...stack.env, GATEWAY_CONFIG: appsFile };
-    for (let i = 0; i < 3; i++) {
-      const port = freePort();
-      const adminPort = freePort();
-      replicas.push({
-        child: spawnReplica(env, port, adminPort),
-        url: `http://127.0.0.1:${port}`,
-        adminUrl: `http://127.0.0.1:${adminPort}`,
-      });
-    }
-    await Promise.all(replicas.map((r) => waitReady(r.url)));
+    const env = {
+      ...(process.env as Record<string, string>),
+      ...stack.env,
+      GATEWAY_CONFIG: appsFile,
+      TRUSTED_PROXIES: "127.0.0.1",
+    };
+    replicas = await startReplicas(env, 3);
     lb = await startHaproxy([
-      { name: "public", servers: replicas.map((r) => new URL(r.url).host) },
+      { name: "public", servers: replicas.map((r) => r.host) },
       {
         name: "admin",
-        servers: replicas.map((r) => new URL(r.adminUrl).host),
-        checkPorts: replicas.map((r) => Number(new URL(r.url).port)),
+        servers: replicas.map((r) => r.adminHost),
+        checkPorts: replicas.map((r) => r.port),
       },
     ]);
   }, 60_000);
 
   afterAll(async () => {
-    for (const { child } of replicas) child.kill(9);
+    await Promise.all(replicas.map((r) => r.kill()));
     await lb?.stop();
     await local?.close();
     await stack?.stop();
@@ -261,7 +249,7 @@ describe.if(testEngine === "postgres")("three replicas on PostgreSQL behind HAPr
     };
     const writers = Promise.all([0, 1, 2, 3].map(writer));
     await Bun.sleep(400);
-    replicas[1]!.child.kill(9);
+    await replicas[1]!.kill();
     await Bun.sleep(800); // the balancer's checks (every 200 ms, 2 failures) take it out
     writing = false;
     await writers;
@@ -280,6 +268,12 @@ describe.if(testEngine === "postgres")("three replicas on PostgreSQL behind HAPr
         ),
       ).toBe(1);
     }
+    // No create was applied twice (each name was sent once): the balancer re-sends no write.
+    expect(
+      await db().all(
+        "SELECT name FROM resources WHERE owner_id = 'cl-kill' GROUP BY name HAVING count(*) > 1",
+      ),
+    ).toEqual([]);
     // No resource of this owner exists half-made (a row without its owner membership).
     expect(
       await db().count(

@@ -2,7 +2,7 @@
  * A misbehaving identity provider on 127.0.0.1, for wire tests: a raw `node:net` server, so an
  * answer can be anything a real network produces: JSON, headers and then a body that never comes
  * (`stall`), or headers promising more bytes than are sent before the connection is reset
- * (`truncate`). Each request is answered by `behave(method, path)`; `calls` counts requests by path.
+ * (`truncate`). Each request is answered by `behave(method, path, body)`; `calls` counts requests by path.
  */
 import { createServer, type Server, type Socket } from "node:net";
 import { type Config, loadConfig } from "../../src/server/config.ts";
@@ -19,7 +19,7 @@ export type Behaviour =
 export interface FakeIdp {
   url: string;
   calls: Record<string, number>;
-  behave: (method: string, path: string) => Behaviour;
+  behave: (method: string, path: string, body: string) => Behaviour;
   stop(): Promise<void>;
 }
 
@@ -48,11 +48,12 @@ export async function startFakeIdp(behave: FakeIdp["behave"]): Promise<FakeIdp> 
       const head = buffer.subarray(0, end).toString("latin1");
       const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1] ?? 0);
       if (buffer.length < end + 4 + length) return;
+      const body = buffer.subarray(end + 4, end + 4 + length).toString("utf8");
       buffer = Buffer.alloc(0);
       const [method = "GET", target = "/"] = head.split(" ");
       const path = target.split("?")[0]!;
       fake.calls[path] = (fake.calls[path] ?? 0) + 1;
-      answer(socket, fake.behave(method, path));
+      answer(socket, fake.behave(method, path, body));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -1,18 +1,21 @@
 /**
- * A real load balancer for tests: Debian's HAProxy in front of gateway replicas, round robin, health
- * checked on `/readyz`, a failed connection retried on another replica. The configuration is the
- * shape of deploy/haproxy/haproxy.cfg, with the ports of this test.
+ * A real load balancer for tests: Debian's HAProxy running the shipped configuration,
+ * deploy/haproxy/haproxy.cfg, line for line (retries, timeouts, health checks, X-Forwarded-For, its
+ * JSON errors), with only the listening ports and each backend's `server` lines replaced by this
+ * test's. A frontend not asked for is still bound (to a free port) with no server.
  *
  *   const lb = await startHaproxy([{ name: "public", servers: [...] }, { name: "admin", servers: [...], checkPorts: [...] }]);
  *   lb.urls.public   // http://127.0.0.1:PORT
  */
-import { rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { freePort, tempDir } from "./stack.ts";
 
+export const SHIPPED_CONFIG = join(import.meta.dir, "../../deploy/haproxy/haproxy.cfg");
+
 export interface Frontend {
-  name: string;
-  /** "127.0.0.1:PORT" of each replica. */
+  name: "public" | "admin";
+  /** "127.0.0.1:PORT" of each replica, named r1, r2, … in order. */
   servers: string[];
   /** Health-check each server on this port instead (the admin listener is checked on the public one). */
   checkPorts?: number[];
@@ -23,54 +26,48 @@ export interface Haproxy {
   stop(): Promise<void>;
 }
 
-function config(frontends: Array<Frontend & { port: number }>): string {
-  const lines = [
-    "global",
-    "  maxconn 4096",
-    "defaults",
-    "  mode http",
-    "  timeout connect 1s",
-    "  timeout client 30s",
-    "  timeout server 30s",
-    // Server-Sent Events are ordinary responses here (no upgrade, so no tunnel timeout): the
-    // gateway's 15 s heartbeat keeps a quiet stream inside the 30 s client and server timeouts.
-    "  retries 2",
-    "  option redispatch 1",
-    "  retry-on conn-failure empty-response response-timeout",
-  ];
-  for (const frontend of frontends) {
-    lines.push(
-      `frontend ${frontend.name}`,
-      `  bind 127.0.0.1:${frontend.port}`,
-      `  default_backend ${frontend.name}_replicas`,
-      `backend ${frontend.name}_replicas`,
-      "  balance roundrobin",
-      // HTTP/1.1 with a Host header: HAProxy's default check is HTTP/1.0 without one.
-      "  option httpchk",
-      "  http-check send meth GET uri /readyz ver HTTP/1.1 hdr Host localhost",
-      "  http-check expect status 200",
-      "  default-server check inter 200ms fall 2 rise 1",
-      "  http-response set-header X-Replica %[srv_name]",
-      ...frontend.servers.map((server, i) => {
-        const check = frontend.checkPorts?.[i];
-        return `  server r${i + 1} ${server}${check ? ` port ${check}` : ""}`;
-      }),
-    );
+/** The shipped file with each backend's servers replaced by `frontends`' (backend `gateway_<name>`). */
+function config(frontends: Frontend[]): string {
+  const out: string[] = [];
+  let backend: string | undefined;
+  for (const line of readFileSync(SHIPPED_CONFIG, "utf8").split("\n")) {
+    const section = /^(\w+)\s*(\S+)?/.exec(line);
+    if (section) backend = section[1] === "backend" ? section[2] : undefined;
+    if (!/^\s+server\s/.test(line)) {
+      out.push(line);
+      continue;
+    }
+    const frontend = frontends.find((f) => `gateway_${f.name}` === backend);
+    if (frontend === undefined) continue;
+    backend = undefined; // one block of servers per backend
+    frontend.servers.forEach((server, i) => {
+      const check = frontend.checkPorts?.[i];
+      out.push(`  server r${i + 1} ${server}${check ? ` port ${check}` : ""}`);
+    });
   }
-  return `${lines.join("\n")}\n`;
+  return out
+    .join("\n")
+    .replace("global\n", "global\n  log stderr format raw local0\n")
+    .replace("defaults\n", "defaults\n  log global\n  option httplog\n");
 }
 
 export async function startHaproxy(frontends: Frontend[]): Promise<Haproxy> {
   const dir = tempDir("sg-haproxy-");
-  const withPorts = frontends.map((frontend) => ({ ...frontend, port: freePort() }));
   const file = join(dir, "haproxy.cfg");
-  writeFileSync(file, config(withPorts));
-  const proc = Bun.spawn(["haproxy", "-db", "-f", file], { stdout: "ignore", stderr: "pipe" });
-  const urls = Object.fromEntries(withPorts.map((f) => [f.name, `http://127.0.0.1:${f.port}`]));
+  writeFileSync(file, config(frontends));
+  const log = join(dir, "haproxy.log");
+  const ports = { public: freePort(), admin: freePort() };
+  // Its warnings (a replica down) go to a file: a pipe nobody reads would fill up and stall it.
+  const proc = Bun.spawn(["haproxy", "-db", "-f", file], {
+    env: { ...process.env, LB_PUBLIC_PORT: String(ports.public), LB_ADMIN_PORT: String(ports.admin) },
+    stdout: "ignore",
+    stderr: Bun.file(log),
+  });
+  const urls = Object.fromEntries(frontends.map((f) => [f.name, `http://127.0.0.1:${ports[f.name]}`]));
   for (const url of Object.values(urls)) {
     for (let i = 0; ; i++) {
       if (proc.exitCode !== null)
-        throw new Error(`haproxy exited (${proc.exitCode}): ${await new Response(proc.stderr).text()}`);
+        throw new Error(`haproxy exited (${proc.exitCode}): ${readFileSync(log, "utf8")}`);
       const up = await fetch(`${url}/readyz`).then(
         (r) => r.status < 500,
         () => false,
@@ -85,6 +82,7 @@ export async function startHaproxy(frontends: Frontend[]): Promise<Haproxy> {
     async stop() {
       proc.kill();
       await proc.exited;
+      console.log("HAPROXYLOG exit", proc.exitCode, proc.signalCode, readFileSync(log, "utf8"));
       rmSync(dir, { recursive: true, force: true });
     },
   };

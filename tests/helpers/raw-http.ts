@@ -1,7 +1,8 @@
 /**
  * A raw HTTP/1.1 client over `node:net` for wire tests that `fetch` cannot express: headers of any
- * size, a body trickled byte by byte. `rawExchange` writes, then reads until the server closes or a
- * complete answer (per Content-Length) has arrived, or `timeoutMs` passes.
+ * size, a body trickled byte by byte, a client on another address. `rawExchange` writes, then reads
+ * until the server closes or a complete answer (per Content-Length) has arrived, or `timeoutMs` passes
+ * (then it hangs up, as a client giving up does).
  */
 
 import { expect } from "bun:test";
@@ -20,6 +21,8 @@ export interface RawOptions {
   /** Called once connected; write the request (all at once or trickled). */
   send: (write: (chunk: string) => boolean) => void | Promise<void>;
   timeoutMs?: number;
+  /** Connect from this local address: on loopback, 127.0.0.2, 127.0.0.3, … are other clients. */
+  localAddress?: string;
 }
 
 export function rawExchange(baseUrl: string, options: RawOptions): Promise<RawAnswer> {
@@ -28,7 +31,7 @@ export function rawExchange(baseUrl: string, options: RawOptions): Promise<RawAn
     const started = performance.now();
     let data = Buffer.alloc(0);
     let settled = false;
-    const socket = connect(Number(port), hostname);
+    const socket = connect({ port: Number(port), host: hostname, localAddress: options.localAddress });
     const finish = (timedOut: boolean) => {
       if (settled) return;
       settled = true;
@@ -48,6 +51,22 @@ export function rawExchange(baseUrl: string, options: RawOptions): Promise<RawAn
     });
     socket.on("close", () => finish(false));
     socket.on("error", () => finish(false));
+  });
+}
+
+/** A GET of `url` from `localAddress` (another client on this machine), with `headers`. */
+export function getFrom(
+  localAddress: string,
+  url: string,
+  headers: Record<string, string> = {},
+  timeoutMs?: number,
+): Promise<RawAnswer> {
+  const { host, pathname, search } = new URL(url);
+  const lines = Object.entries({ host, connection: "close", ...headers }).map(([k, v]) => `${k}: ${v}\r\n`);
+  return rawExchange(url, {
+    localAddress,
+    timeoutMs,
+    send: (write) => void write(`GET ${pathname}${search} HTTP/1.1\r\n${lines.join("")}\r\n`),
   });
 }
 

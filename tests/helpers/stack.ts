@@ -334,3 +334,11 @@ export async function signIn(stack: Stack, username: string, browser = new Brows
   });
   return { browser, token, body: (await token.json()) as Record<string, unknown> };
 }
+
+/** Signs `username` in and returns the session's provider tokens (for bearer calls) and its browser. */
+export async function tokensOf(stack: Stack, username: string, clientId = CLIENT_ID) {
+  const { browser } = await signIn(stack, username, new Browser(), clientId);
+  const found = await stack.running.gateway.sessions.resolve(browser.cookieHeader(stack.url));
+  if (!found) throw new Error(`no session for ${username}`);
+  return { browser, at: found.cookie.at, rt: found.cookie.rt! };
+}

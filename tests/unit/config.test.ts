@@ -60,6 +60,9 @@ describe("configuration", () => {
     [{ WELCOME_CREDIT_USD: "-1" }, "WELCOME_CREDIT_USD"],
     [{ WELCOME_CREDIT_USD: "five" }, "WELCOME_CREDIT_USD"],
     [{ SESSION_SECRET: "short" }, "SESSION_SECRET"],
+    [{ TRUSTED_PROXIES: "10.0.0.1, proxy.example" }, "TRUSTED_PROXIES"],
+    [{ TRUSTED_PROXIES: "10.0.0.0/33" }, "TRUSTED_PROXIES"],
+    [{ TRUSTED_PROXIES: "10.0.0.1:8080" }, "TRUSTED_PROXIES"],
   ];
   for (const [env, variable] of bad) {
     test(`bad ${variable}=${Object.values(env)[0]} stops with a line naming it`, () => {

@@ -46,7 +46,6 @@ export const API_ERROR_CODES = [
   "reauthentication_required",
   "database_busy",
   "database_unavailable",
-  "too_many_token_checks",
   "internal",
 ] as const;
 

@@ -53,7 +53,7 @@ const ERROR_TEXT: Record<ErrorStatus, string> = {
   409: "Conflicts with the current state (`already_member`, `already_pending`, `pending_membership`, `already_linked`).",
   413: "The request body is larger than 64 KiB (`payload_too_large`).",
   415: "The request body is not JSON (`unsupported_media_type`).",
-  429: "Too many calls: the app's budget or the user's share of it (`budget_exceeded`), unknown bearer tokens from one address (`too_many_token_checks`), or pending invites (`too_many_pending_invites`). See Retry-After.",
+  429: "Too many calls: the app's budget or the user's share of it (`budget_exceeded`), or pending invites (`too_many_pending_invites`). See Retry-After.",
   431: "The request headers are larger than 12 KiB (`headers_too_large`).",
   500: "Something went wrong on the gateway's side (`internal`, with a `requestId`).",
   501: "The identity provider has no consent API for the gateway (`not_supported_by_provider`).",

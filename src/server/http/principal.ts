@@ -3,8 +3,8 @@
  * needed) or the session cookie (a state-changing call must carry `X-Service-Csrf: 1`). A cookie whose
  * access token has expired answers 401 so the SDK refreshes once and retries; `/auth/session` still
  * reports such a session as signed in. A bearer token the cache has not seen costs a provider call,
- * so the calls those misses start are bounded per client address (token-checks.ts); cache hits, and
- * requests that join a call already in flight for the same token, are free.
+ * so the calls those misses start are paced per client address (token-checks.ts: a wait, never a
+ * refusal); cache hits, and requests that join a call already in flight for the same token, are free.
  *
  * A deleted account is refused with 403 `account_deleted`, whichever credential it presents: a bearer
  * token is asked about on every call, cache hit or not (the provider may still accept it), and a cookie
@@ -121,23 +121,23 @@ function bearerPrincipal(
   const cached = gateway.tokens.peek(token);
   if (cached !== undefined) return toPrincipal(cached);
   if (cachedOnly) return undefined;
-  const address = clientAddress(request);
-  let charged = false;
-  const validating = gateway.tokens.validate(token, () => {
-    gateway.tokenChecks.take(address);
-    charged = true;
-  });
-  return validating.then(
-    (found) => {
-      // Only tokens the provider refuses spend the address's checks.
-      if (found && charged) gateway.tokenChecks.refund(address);
-      return toPrincipal(found)!;
-    },
-    (error) => {
-      if (error instanceof IdpUnavailable) throw errors.idpUnavailable(error);
-      throw error;
-    },
-  );
+  const address = clientAddress(request, gateway.config.trustedProxies);
+  return gateway.tokens
+    .validate(token, (ask) => gateway.tokenChecks.check(address, ask, request.signal))
+    .then(
+      (found) => toPrincipal(found)!,
+      (error) => {
+        if (error instanceof IdpUnavailable) throw errors.idpUnavailable(error);
+        // The request ended (client gone, idle timeout) while its check waited: nobody reads this answer.
+        if ((error as Error)?.name === "AbortError")
+          throw new ApiError(
+            408,
+            "request_timeout",
+            "The request ended before its bearer token was checked.",
+          );
+        throw error;
+      },
+    );
 }
 
 /** No live session behind the cookie: 403 `account_deleted` when the deletion ended it, else 401. */

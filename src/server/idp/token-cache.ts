@@ -30,6 +30,9 @@ export interface TokenPrincipal {
   clientId: string | undefined;
 }
 
+/** Wraps the one provider call of a cache miss (the per-address limit); `ask` answers null for a refused token. */
+export type CheckGate = (ask: () => Promise<TokenPrincipal | null>) => Promise<TokenPrincipal | null>;
+
 const TTL_MS = 60_000;
 const REFRESH_AFTER_MS = 45_000;
 const CAPACITY = 10_000;
@@ -49,10 +52,12 @@ export class TokenCache {
 
   /**
    * The principal for a bearer token, or null when the provider says it is not valid. Throws
-   * IdpUnavailable. `beforeProviderCall` runs only when this call is the one that asks the provider
-   * (not cached, none in flight), and may throw to refuse it (the per-address limit).
+   * IdpUnavailable. `gate` wraps the provider call only when this call is the one that asks (not
+   * cached, none in flight): the per-address limit, which may make it wait. A call whose gate gave up
+   * (an AbortError: the request that started it went away) is not an answer: those who joined it
+   * start their own.
    */
-  async validate(token: string, beforeProviderCall?: () => void): Promise<TokenPrincipal | null> {
+  async validate(token: string, gate?: CheckGate): Promise<TokenPrincipal | null> {
     const key = sha256(token);
     const cached = this.cache.get(key);
     if (cached !== undefined) {
@@ -61,9 +66,12 @@ export class TokenCache {
     }
     this.misses++;
     const running = this.inflight.get(key);
-    if (running) return running;
-    beforeProviderCall?.();
-    return this.check(token, key);
+    if (running)
+      return running.catch((error) => {
+        if ((error as Error)?.name === "AbortError") return this.validate(token, gate);
+        throw error;
+      });
+    return this.check(token, key, gate);
   }
 
   /** Synchronous cache probe for the hot path; undefined means "not cached, call validate". */
@@ -79,19 +87,22 @@ export class TokenCache {
   }
 
   /** Asks the provider (one call per token at a time) and caches the answer. */
-  private check(token: string, key: string): Promise<TokenPrincipal | null> {
-    const now = Date.now();
-    const call: Promise<TokenPrincipal | null> = this.lookup(token)
-      .then(({ principal, expiresAt }) => {
-        // Forgotten meanwhile (logout): the answer is returned but not cached.
-        if (this.inflight.get(key) !== call) return principal;
-        const until = Math.min(now + TTL_MS, expiresAt ?? Number.POSITIVE_INFINITY);
-        this.cache.set(key, { principal, checkedAt: now }, until);
-        return principal;
-      })
-      .finally(() => {
-        if (this.inflight.get(key) === call) this.inflight.delete(key);
-      });
+  private check(
+    token: string,
+    key: string,
+    gate: CheckGate = (ask) => ask(),
+  ): Promise<TokenPrincipal | null> {
+    const call: Promise<TokenPrincipal | null> = gate(async () => {
+      const askedAt = Date.now();
+      const { principal, expiresAt } = await this.lookup(token);
+      // Forgotten meanwhile (logout): the answer is returned but not cached.
+      if (this.inflight.get(key) !== call) return principal;
+      const until = Math.min(askedAt + TTL_MS, expiresAt ?? Number.POSITIVE_INFINITY);
+      this.cache.set(key, { principal, checkedAt: askedAt }, until);
+      return principal;
+    }).finally(() => {
+      if (this.inflight.get(key) === call) this.inflight.delete(key);
+    });
     this.inflight.set(key, call);
     return call;
   }
