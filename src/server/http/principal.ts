@@ -118,6 +118,9 @@ function bearerPrincipal(
     });
   };
   if (!gateway.hydra.configured) throw errors.unauthenticated();
+  // Without a change signal (PostgreSQL) the deleted-account check reads the database on every call:
+  // nothing to answer from memory, so the cache is not asked twice (once here, once on the full path).
+  if (cachedOnly && !gateway.deleted.remembersLive) return undefined;
   const cached = gateway.tokens.peek(token);
   if (cached !== undefined) return toPrincipal(cached);
   if (cachedOnly) return undefined;
