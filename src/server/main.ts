@@ -10,7 +10,8 @@ import { AppsFileError } from "./apps/registry.ts";
 import type { Command } from "./cli/command.ts";
 import { DEVELOPMENT_COMMANDS, leftOut } from "./cli/development-commands.ts";
 import { SERVE_COMMANDS } from "./cli/serve-commands.ts";
-import { ConfigError, variablesHelp } from "./config.ts";
+import { ConfigError } from "./config.ts";
+import { variablesHelp } from "./config-variables.ts";
 import { StartupError } from "./startup.ts";
 
 /** The commands this build contains (the serve-only build has no development ones). */

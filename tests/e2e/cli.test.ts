@@ -3,7 +3,7 @@ import { expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { version } from "../../package.json";
-import { VARIABLES, type Variable } from "../../src/server/config.ts";
+import { VARIABLES, type Variable } from "../../src/server/config-variables.ts";
 import { startFakeOidc } from "../helpers/fake-oidc.ts";
 import { freePort, tempDir } from "../helpers/stack.ts";
 
