@@ -40,8 +40,8 @@ export async function startReplicas(env: Record<string, string>, count: number):
       async start() {
         replica.child = Bun.spawn(["bun", "src/server/main.ts", "serve"], {
           env: { ...env, PORT: String(port), ADMIN_PORT: String(adminPort) },
-          stdout: Bun.file(`/tmp/proxytry/replica-${port}.out`),
-          stderr: Bun.file(`/tmp/proxytry/replica-${port}.err`),
+          stdout: "ignore",
+          stderr: "ignore",
         });
         await waitReady(replica.url);
       },
