@@ -35,10 +35,18 @@ async function start(command: string[], extraEnv: Record<string, string> = {}) {
       ...extraEnv,
     },
     stdout: "ignore",
-    stderr: "ignore",
+    stderr: "pipe",
   });
   const publicUrl = `http://127.0.0.1:${port}`;
-  await waitReady(publicUrl, "/healthz");
+  const started = child;
+  await waitReady(publicUrl, "/healthz").catch(async (error) => {
+    // Say why: the process's own words (it may have exited, naming a port or a variable).
+    started.kill("SIGTERM");
+    const said = await new Response(started.stderr as ReadableStream).text();
+    throw new Error(
+      `${(error as Error).message}; exit ${await started.exited}; stderr: ${said.slice(-2000)}`,
+    );
+  });
   return { publicUrl, adminUrl: `http://127.0.0.1:${adminPort}` };
 }
 
