@@ -67,3 +67,19 @@ describe("the default user share is a tenth of the app's budget", () => {
     expect((await b.get("second", "/v1/resources", "tiny-web")).status).toBe(200);
   });
 });
+
+describe("an account's deletion", () => {
+  test("leaves no count of the user in the budget's shared window", async () => {
+    const b = await makeKit(APPS);
+    kits.push(b);
+    await b.h("leaving", "metered-web");
+    await b.h("staying", "metered-web");
+    await awayFromMinuteEdge();
+    expect((await b.get("leaving", "/v1/resources", "metered-web")).status).toBe(200);
+    expect((await b.get("staying", "/v1/resources", "metered-web")).status).toBe(200);
+    const users = () => b.db.all('SELECT user_id AS "userId" FROM budget_shares ORDER BY user_id');
+    expect(await users()).toEqual([{ userId: "leaving" }, { userId: "staying" }]);
+    await b.gw.gateway.accounts.deleteUser("leaving", "admin");
+    expect(await users()).toEqual([{ userId: "staying" }]);
+  });
+});

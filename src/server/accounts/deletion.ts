@@ -6,7 +6,8 @@
  * - each shared table's onOwnerDelete policy on the user's linked rows, in every resource (data seam);
  * - each resource the user owns passes to its successor (rules.ts), or is deleted with its cascade;
  * - every membership, pending invite and request of the user, and every pending invite the user sent,
- *   ends (member counts move with them); pending ownership offers to or from the user end;
+ *   ends (member counts move with them); pending ownership offers to or from the user end, and so do
+ *   the user's counts of the current minute's budget (budget-windows.ts);
  * - every session of the user ends (reason `deleted`);
  * - the credit ledger, the audit events (subject, actor, and ids inside their data), kept copies and
  *   accepted invites name the pseudonym instead of the id; a `user.deleted` event and a `deleted_users`
@@ -15,9 +16,11 @@
  * Once committed, every credential of the user is refused on every process (DeletedUsers.isDeleted, asked
  * at every resolution, a cached bearer token's included), and so is a new sign-in of the same subject.
  * After the commit, never holding up the answer and never failing it: the sessions' refresh tokens are
- * revoked at the provider, and the Kratos identity is deleted when KRATOS_ADMIN_URL is set. Session rows keep the user id until the retention purge (7 days), so a
- * browser still holding the cookie is told why its session ended.
+ * revoked at the provider, and the Kratos identity is deleted when KRATOS_ADMIN_URL is set. Session
+ * rows keep the user id until the retention purge (7 days), so a browser still holding the cookie is
+ * told why its session ended.
  */
+import { forgetUserShares } from "../apps/budget-windows.ts";
 import type { SessionRow, SessionStore } from "../auth/session-store.ts";
 import type { SessionService } from "../auth/sessions.ts";
 import type { DataSeam } from "../data/seam.ts";
@@ -188,6 +191,7 @@ export class AccountDeletion {
       });
     }
     tx.write("DELETE FROM ownership_offers WHERE user_id = $1 OR offered_by = $1", [userId]);
+    forgetUserShares(tx, userId);
 
     const sharedTables = await seam.applyOwnerDeletion(tx, userId, pseudonym, gone, now);
     for (const resourceId of gone) {

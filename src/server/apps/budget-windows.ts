@@ -5,7 +5,7 @@
  * past the cap, so all processes together never allow more than the cap. Rows of past windows go as
  * new ones come: the tables hold about one minute of rows per app. Only budgets.ts uses this.
  */
-import type { Param, Storage } from "../db/sql.ts";
+import type { Param, Storage, Tx } from "../db/sql.ts";
 
 /** How many calls a process reserves at once: 1 for caps under 100, at most 100 (a fiftieth of the cap). */
 export function reserveSize(cap: number): number {
@@ -53,4 +53,9 @@ export function reserveCalls(storage: Storage, key: CountKey, cap: number): Prom
     }
     return grant;
   });
+}
+
+/** Forgets every count of a user (an account's deletion: no user id stays behind, even for a minute). */
+export function forgetUserShares(tx: Pick<Tx, "write">, userId: string): void {
+  tx.write("DELETE FROM budget_shares WHERE user_id = $1", [userId]);
 }
