@@ -45,10 +45,7 @@ function config(frontends: Frontend[]): string {
       out.push(`  server r${i + 1} ${server}${check ? ` port ${check}` : ""}`);
     });
   }
-  return out
-    .join("\n")
-    .replace("global\n", "global\n  log stderr format raw local0\n")
-    .replace("defaults\n", "defaults\n  log global\n  option httplog\n");
+  return out.join("\n");
 }
 
 export async function startHaproxy(frontends: Frontend[]): Promise<Haproxy> {
@@ -82,7 +79,6 @@ export async function startHaproxy(frontends: Frontend[]): Promise<Haproxy> {
     async stop() {
       proc.kill();
       await proc.exited;
-      console.log("HAPROXYLOG exit", proc.exitCode, proc.signalCode, readFileSync(log, "utf8"));
       rmSync(dir, { recursive: true, force: true });
     },
   };
