@@ -4,7 +4,7 @@
  * path; every change to a row goes through this module, which updates the cache in the same call, so
  * an ended session's cookie is refused from the very next request.
  *
- * `last_seen_at` is written lazily: at most once a minute per session, batched into one transaction.
+ * `last_seen_at` is written lazily: at most once a minute per session, batched (session-touches.ts).
  *
  * A deleted account never gets a session again: `create` holds the user's deletion lock shared and
  * refuses a deleted user in its transaction, and the deletion ends every session of the user in its
@@ -18,6 +18,7 @@ import { errors } from "../http/errors.ts";
 import { randomId } from "../lib/crypto.ts";
 import { Lru } from "../lib/lru.ts";
 import { keyIdOf } from "./seal.ts";
+import { SessionTouches } from "./session-touches.ts";
 
 export type SessionRow = typeof sessions.$inferSelect;
 
@@ -30,8 +31,6 @@ export interface CreateSessionOptions {
   cookieKeyId: string;
   lifetimeMs: number;
 }
-
-const TOUCH_EVERY_MS = 60_000;
 
 const COLUMNS = `id, user_id AS "userId", client_id AS "clientId", created_at AS "createdAt",
   last_seen_at AS "lastSeenAt", access_expires_at AS "accessExpiresAt", expires_at AS "expiresAt",
@@ -47,9 +46,7 @@ export function isLive(row: SessionRow, now = Date.now()): boolean {
 
 export class SessionStore {
   private readonly cache = new Lru<string, SessionRow>(10_000);
-  private readonly touches = new Map<string, number>();
-  private touchTimer: ReturnType<typeof setTimeout> | undefined;
-  private flushing: Promise<void> | undefined;
+  private readonly touches: SessionTouches;
   private cachedAt: number | undefined = -1;
   /** Counts this process's changes to the cache (see `fresh`). */
   private changes = 0;
@@ -58,7 +55,9 @@ export class SessionStore {
   constructor(
     private readonly storage: Storage,
     private readonly deleted?: DeletedUsers,
-  ) {}
+  ) {
+    this.touches = new SessionTouches(storage);
+  }
 
   /**
    * Synchronous fast path: the row from memory while nothing else can have changed it, else undefined
@@ -313,34 +312,12 @@ export class SessionStore {
 
   /** Notes activity; the write happens later, batched, at most once a minute per session. */
   touch(row: SessionRow, now = Date.now()): void {
-    if (now - row.lastSeenAt < TOUCH_EVERY_MS) return;
-    row.lastSeenAt = now;
-    this.touches.set(row.id, now);
-    this.touchTimer ??= setTimeout(() => void this.flushTouches(), 1000);
+    this.touches.touch(row, now);
   }
 
-  /** Writes the noted activity times in one transaction; a busy database keeps them for the next flush. */
+  /** Writes the activity noted so far (a clean stop). */
   flushTouches(): Promise<void> {
-    clearTimeout(this.touchTimer);
-    this.touchTimer = undefined;
-    if (this.touches.size === 0) return this.flushing ?? Promise.resolve();
-    const batch = [...this.touches];
-    this.touches.clear();
-    const flush = this.storage
-      .transaction(async (tx) => {
-        for (const [id, at] of batch)
-          await tx.run("UPDATE sessions SET last_seen_at = $2 WHERE id = $1 AND last_seen_at < $2", [id, at]);
-      })
-      .catch(() => {
-        // Activity times are not worth a failed request or a crash: keep them for the next flush.
-        for (const [id, at] of batch) if (!this.touches.has(id)) this.touches.set(id, at);
-        this.touchTimer ??= setTimeout(() => void this.flushTouches(), 1000);
-      })
-      .finally(() => {
-        if (this.flushing === flush) this.flushing = undefined;
-      });
-    this.flushing = flush;
-    return flush;
+    return this.touches.flush();
   }
 
   /** Live sessions, newest first, keyset-paginated by (createdAt, id). */
