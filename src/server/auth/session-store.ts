@@ -311,7 +311,7 @@ export class SessionStore {
   }
 
   /** Notes activity; the write happens later, batched, at most once a minute per session. */
-  touch(row: SessionRow, now = Date.now()): void {
+  touch(row: Pick<SessionRow, "id" | "lastSeenAt">, now = Date.now()): void {
     this.touches.touch(row, now);
   }
 
