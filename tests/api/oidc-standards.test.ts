@@ -242,7 +242,7 @@ describe("the ID token and the access token name one user", () => {
     expect(logs.some((l) => l.includes("the ID token's subject is not the access token's"))).toBe(true);
   });
 
-  test("introspection naming another subject is refused; Hydra's pairwise obfuscated_subject is the same user", async () => {
+  test("introspection naming another subject is refused; Hydra's pairwise obfuscated_subject is the same user, named as bearer calls name it", async () => {
     const env = { IDP_INTROSPECTION_CLIENT_ID: "rs", IDP_INTROSPECTION_CLIENT_SECRET: "rs-secret" };
     fake.settings.introspection = { active: true, sub: "someone-else", client_id: "fake-web" };
     const gw = await gateway(env);
@@ -255,7 +255,8 @@ describe("the ID token and the access token name one user", () => {
     };
     const pairwise = await signIn(gw);
     expect(pairwise.status).toBe(200);
-    expect(await pairwise.json()).toMatchObject({ user_id: "fake-user" });
+    // The access token's subject, which a bearer call with this grant resolves to: one id per person.
+    expect(await pairwise.json()).toMatchObject({ user_id: "real-subject" });
     expect(await gw.gateway.store.countLive()).toBe(1);
   });
 

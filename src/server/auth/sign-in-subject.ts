@@ -9,7 +9,9 @@
  *   when the provider offers either: one bounded call per sign-in. A session names its user from the ID
  *   token while its tokens act for the access token's subject, so a provider answering with two users
  *   (a bug, a mix-up) would give this user another's grant: refused as 502 `id_token_invalid`. Hydra's
- *   pairwise subjects (`obfuscated_subject`) are the ID token's `sub` and count as the same user.
+ *   pairwise subjects (`obfuscated_subject`) are the ID token's `sub` and count as the same user, whose
+ *   id is then the access token's subject: the id a bearer call with the same grant resolves to, so one
+ *   person is one user id (one membership list, one deletion) whichever credential they present.
  * - Its `sub` must be a subject the gateway accepts (subject.ts), else 403 `invalid_subject`.
  * - Without an ID token (or without `sub` in it), the access token's subject, through the bearer cache
  *   (which refuses the same subjects: the token is then not valid).
@@ -71,7 +73,9 @@ export async function signInSubject(
         log("warn", "the ID token's subject is not the access token's", { clientId: client.clientId });
         throw invalid("The identity provider's ID token names another user than its access token.");
       }
-      return sub;
+      // The user is who the access token proves: a bearer call with the same grant names that id.
+      checkSubject(proven.userId);
+      return proven.userId;
     }
   } else if (nonce !== undefined) {
     throw new ApiError(400, "invalid_nonce", "A nonce was sent but the provider returned no ID token.");
