@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { buildPublicApp } from "../../src/server/app.ts";
 import type { Param } from "../../src/server/db/sql.ts";
+import { appendEvent } from "../../src/server/events/log.ts";
 import { type Json, makeKit } from "../helpers/resources-kit.ts";
 
 const ADMIN_TOKEN = "export-scope-admin";
@@ -190,4 +191,22 @@ describe("a long history", () => {
       expect(plan).not.toMatch(/SCAN events\b|Seq Scan on events/);
     }
   });
+});
+
+// Last: the long history above counts every event of U in the database.
+test("an event of a session the database no longer has (purged) is in no app's export, only the operator's", async () => {
+  await gateway.storage.transaction(async (tx) => {
+    appendEvent(tx, {
+      type: "session.refreshed",
+      actor: U,
+      userId: U,
+      data: { sessionId: "purged-session" },
+    });
+  });
+  for (const clientId of ["web", "other-web"])
+    expect((await exportOf(clientId)).text).not.toContain("purged-session");
+  const operator = await k.gw.admin(`/admin/v1/users/${U}/export`, {
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
+  expect(await operator.text()).toContain("purged-session");
 });

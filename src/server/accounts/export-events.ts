@@ -100,13 +100,14 @@ function inScope(
 ): boolean {
   if (row.resourceId !== null) return row.appId === scope.appId;
   const fields = isRecord(data) ? data : {};
-  const clientId =
-    typeof fields.clientId === "string"
-      ? fields.clientId
-      : typeof fields.sessionId === "string"
-        ? sessionClients.get(fields.sessionId)
-        : undefined;
-  return clientId === undefined || scope.appOf(clientId) === scope.appId;
+  if (typeof fields.clientId === "string") return scope.appOf(fields.clientId) === scope.appId;
+  if (typeof fields.sessionId === "string") {
+    // A session the database no longer has (purged 7 days after it ended) cannot be placed in an app:
+    // left to the operator's export, like events of a resource that no longer exists.
+    const clientId = sessionClients.get(fields.sessionId);
+    return clientId !== undefined && scope.appOf(clientId) === scope.appId;
+  }
+  return true; // the account's own events (no resource, client or session): every app's export has them
 }
 
 function withoutOthers(data: unknown, userId: string): unknown {
