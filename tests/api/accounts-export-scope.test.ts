@@ -191,6 +191,21 @@ describe("a long history", () => {
       expect(plan).not.toMatch(/SCAN events\b|Seq Scan on events/);
     }
   });
+  test("every other statement reads the user's rows through an index, never a whole table or an app's resources (SQLite)", async () => {
+    if (gateway.storage.dialect !== "sqlite") return; // the planner's choice on a small table differs there
+    const reads = statements.filter((s) => !/\bFROM events\b/.test(s.text));
+    expect(reads.length).toBeGreaterThanOrEqual(9);
+    for (const read of reads) {
+      const plan = (await gateway.storage.all<Json>(`EXPLAIN QUERY PLAN ${read.text}`, read.params))
+        .map((row) => row.detail)
+        .join(" | ");
+      const first = plan.split(" | ")[0]!;
+      expect(first, read.text).toMatch(
+        /^SEARCH \w+ USING (COVERING )?INDEX \w+ \((user_id|contributor_id|from_user_id|app_id=\? AND invited_by)=\?\)/,
+      );
+      expect(plan, read.text).not.toMatch(/\bSCAN\b|resources_browse/);
+    }
+  });
 });
 
 // Last: the long history above counts every event of U in the database.

@@ -99,15 +99,21 @@ async function exportHead(
         "AND app_id = $2",
       ),
       q(
+        // CROSS JOIN: SQLite then reads the offers by user first (ownership_offers_user), never the
+        // app's resources one by one; to PostgreSQL it is the same inner join.
         `SELECT o.resource_id AS "resourceId", o.offered_by AS "offeredBy", o.created_at AS "createdAt"
-         FROM ownership_offers o JOIN resources r ON r.id = o.resource_id WHERE o.user_id = $1 $APP
+         FROM ownership_offers o CROSS JOIN resources r WHERE r.id = o.resource_id AND o.user_id = $1 $APP
          ORDER BY o.created_at, o.resource_id`,
         "AND r.app_id = $2",
       ),
       q(
+        // Through the user's owner memberships (members_user), as resourcesOwned: resources have no
+        // index by owner, and a scan of every resource would hold up the event loop on SQLite.
         `SELECT o.resource_id AS "resourceId", o.user_id AS "userId", o.created_at AS "createdAt"
-         FROM ownership_offers o JOIN resources r ON r.id = o.resource_id
-         WHERE r.owner_kind = 'user' AND r.owner_id = $1 $APP ORDER BY o.created_at, o.resource_id`,
+         FROM members m JOIN resources r ON r.id = m.resource_id
+         JOIN ownership_offers o ON o.resource_id = m.resource_id
+         WHERE m.user_id = $1 AND m.role = 'owner' AND r.owner_kind = 'user' AND r.owner_id = $1 $APP
+         ORDER BY o.created_at, o.resource_id`,
         "AND r.app_id = $2",
       ),
       q(`SELECT kind, amount_micros AS "amountMicros", created_at AS "createdAt" FROM credits

@@ -146,8 +146,9 @@ export class DataSeam {
   /**
    * Applies each shared table's onOwnerDelete policy to every row `userId` linked, in every resource
    * (`gone`: resources this deletion removes). Retained copies are credited to the pseudonym, and so are
-   * the copies kept earlier from this user. Reads the links by contributor, which no index serves (they
-   * are keyed by resource for the hot paths): acceptable for a rare, per-user operation.
+   * the copies kept earlier from this user. Reads the links by contributor and the copies by the user
+   * they came from, through their indexes by user (`resource_links_by_contributor`,
+   * `retained_rows_from_user`).
    */
   async applyOwnerDeletion(
     tx: Tx,

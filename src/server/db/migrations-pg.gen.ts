@@ -9,6 +9,7 @@ import m5 from "../../../drizzle-pg/0005_session_current_seen.sql" with { type: 
 import m6 from "../../../drizzle-pg/0006_gateway_processes.sql" with { type: "text" };
 import m7 from "../../../drizzle-pg/0007_budget_shares.sql" with { type: "text" };
 import m8 from "../../../drizzle-pg/0008_export_indexes.sql" with { type: "text" };
+import m9 from "../../../drizzle-pg/0009_retained_rows_by_user.sql" with { type: "text" };
 
-export const migrationSql: string[] = [m0, m1, m2, m3, m4, m5, m6, m7, m8];
+export const migrationSql: string[] = [m0, m1, m2, m3, m4, m5, m6, m7, m8, m9];
 export const migrationJournal = journal;

@@ -197,7 +197,11 @@ export const retainedRows = pgTable(
     data: text("data"),
     createdAt: ms("created_at").notNull(),
   },
-  (t) => [index("retained_rows_resource").on(t.resourceId)],
+  // By user too: a user's export and account deletion read the copies made from their rows.
+  (t) => [
+    index("retained_rows_resource").on(t.resourceId),
+    index("retained_rows_from_user").on(t.fromUserId),
+  ],
 );
 
 export const consentBindings = pgTable(

@@ -1,0 +1,1 @@
+CREATE INDEX "retained_rows_from_user" ON "retained_rows" USING btree ("from_user_id");
