@@ -117,6 +117,30 @@ describe("a deleted account, across two processes on one database", () => {
     expect(await db().count("SELECT count(*) FROM events WHERE user_id = ? OR actor = ?", U, U)).toBe(0);
   }, 60_000);
 
+  test("a deletion committed after sign-in's first check: the session's own transaction refuses it, and the new grant is revoked", async () => {
+    const { gateway } = stack.running;
+    const asked = gateway.deleted.isDeleted;
+    const revoke = gateway.sessions.revokeToken;
+    const revoked: string[] = [];
+    gateway.deleted.isDeleted = () => false; // as if the deletion committed just after this check
+    gateway.sessions.revokeToken = async (clientId, token, why) => {
+      revoked.push(why);
+      return revoke.call(gateway.sessions, clientId, token, why);
+    };
+    try {
+      const again = await signIn(stack, U);
+      expect(again.token.status).toBe(403);
+      expect(again.body).toMatchObject({ code: "account_deleted" });
+      expect(revoked).toEqual(["(deleted account)"]);
+    } finally {
+      gateway.deleted.isDeleted = asked;
+      gateway.sessions.revokeToken = revoke;
+    }
+    expect(await db().count("SELECT count(*) FROM sessions WHERE user_id = ? AND ended_at IS NULL", U)).toBe(
+      0,
+    );
+  }, 60_000);
+
   test("a new subject from the provider (the way a deleted person returns) signs in and is welcomed", async () => {
     const fresh = await signIn(stack, `${U}-returned`);
     expect(fresh.token.status).toBe(200);

@@ -102,15 +102,20 @@ export function authRoutes(gateway: Gateway) {
           );
         }
         const userId = await signInSubject(signIn, result.tokens, client, body.nonce);
-        if (await gateway.deleted.isDeleted(userId)) {
-          // The provider still knows the subject: its new grant is revoked, best effort, after the answer.
+        // A deleted account: the provider still knows the subject, so its new grant is revoked, best
+        // effort, after the answer. Asked first, and again by the session's own transaction (a deletion
+        // committed in between).
+        const refuseDeleted = () => {
           const { refreshToken } = result.tokens;
           if (refreshToken)
             void sessions.revokeToken(body.client_id, refreshToken, "(deleted account)").catch(() => {});
-          throw errors.accountDeleted();
-        }
+          return errors.accountDeleted();
+        };
+        if (await gateway.deleted.isDeleted(userId)) throw refuseDeleted();
         if (previous) await sessions.end(previous.row.id, "replaced", previous.row.userId);
-        const { row, sealed } = await sessions.start(result.tokens, userId, body.client_id);
+        const { row, sealed } = await sessions.start(result.tokens, userId, body.client_id).catch((error) => {
+          throw error instanceof ApiError && error.code === "account_deleted" ? refuseDeleted() : error;
+        });
         writeSessionCookie(
           cookie,
           config,
