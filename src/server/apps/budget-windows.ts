@@ -40,7 +40,10 @@ export function reserveCalls(storage: Storage, key: CountKey, cap: number): Prom
   const params: Param[] =
     key.userId === undefined ? [key.appId, key.start] : [key.appId, key.start, key.userId];
   return storage.transaction(async (tx) => {
-    await tx.lock(`budget:${key.appId}:${key.userId ?? ""}`);
+    // The app's count keeps the lock key earlier versions take, so replicas of both never interleave.
+    await tx.lock(
+      key.userId === undefined ? `budget:${key.appId}` : `budget-share:${key.appId}:${key.userId}`,
+    );
     const row = await tx.get<{ reserved: number }>(sql.read, params);
     const reserved = Number(row?.reserved ?? 0);
     const grant = Math.min(reserveSize(cap), cap - reserved);
