@@ -77,7 +77,13 @@ export class DeletedUsers {
 
   private async read(userId: string, version: number | undefined): Promise<boolean> {
     const deletions = this.deletions;
-    const deleted = (await this.find(this.storage, userId)) !== undefined;
+    const names = this.pseudonyms.all(userId);
+    // Asked on every bearer call on PostgreSQL: the primary key alone, not the stored report.
+    const deleted =
+      (await this.storage.get(
+        `SELECT 1 AS hit FROM deleted_users WHERE pseudonym IN (${marks(names)})`,
+        names,
+      )) !== undefined;
     if (deleted) this.gone.set(userId, true);
     else if (version !== undefined && deletions === this.deletions) this.live.set(userId, version);
     return deleted;
@@ -107,7 +113,7 @@ export class DeletedUsers {
     const [, found] = await Promise.all([
       Promise.all(ids.map((id) => tx.lockShared(DeletedUsers.lockKey(id)))),
       tx.all<{ pseudonym: string }>(
-        `SELECT pseudonym FROM deleted_users WHERE pseudonym IN (${names.map((_, i) => `$${i + 1}`).join(", ")})`,
+        `SELECT pseudonym FROM deleted_users WHERE pseudonym IN (${marks(names)})`,
         names.map((n) => n.name),
       ),
     ]);
@@ -121,10 +127,12 @@ export class DeletedUsers {
     userId: string,
   ): Promise<{ pseudonym: string; report: string } | undefined> {
     const names = this.pseudonyms.all(userId);
-    const params = names.map((_, i) => `$${i + 1}`).join(", ");
     return tx.get<{ pseudonym: string; report: string }>(
-      `SELECT pseudonym, report FROM deleted_users WHERE pseudonym IN (${params})`,
+      `SELECT pseudonym, report FROM deleted_users WHERE pseudonym IN (${marks(names)})`,
       names,
     );
   }
 }
+
+/** `$1, $2, …`: one placeholder per value. */
+const marks = (values: readonly unknown[]) => values.map((_, i) => `$${i + 1}`).join(", ");
