@@ -251,10 +251,15 @@ export class SessionStore {
    * on, so any process's next refresh sees it.
    */
   async markCurrentSeen(id: string, refreshHash: string, now = Date.now()): Promise<void> {
-    await this.storage.run(
-      `UPDATE sessions SET current_seen_at = $3
-       WHERE id = $1 AND refresh_hash = $2 AND current_seen_at IS NULL AND ended_at IS NULL`,
-      [id, refreshHash, now],
+    // Tried once, never waiting on another process's write lock: a signed-in read waits for this write.
+    await this.storage.transaction(
+      (tx) =>
+        tx.run(
+          `UPDATE sessions SET current_seen_at = $3
+           WHERE id = $1 AND refresh_hash = $2 AND current_seen_at IS NULL AND ended_at IS NULL`,
+          [id, refreshHash, now],
+        ),
+      { waitMs: 0 },
     );
     this.changes++;
     this.cache.delete(id);
