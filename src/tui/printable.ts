@@ -8,20 +8,15 @@
  * (emoji sequences and several scripts need them), as in resource names.
  */
 
+import { isJoinerBetweenVisible } from "../server/lib/characters.ts";
+
 /** Control (C0, DEL, C1), format, line and paragraph separator characters, and lone surrogates. */
 const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
-const JOINERS = new Set(["\u200c", "\u200d"]);
-const INVISIBLE = /[\p{Cc}\p{Cf}\p{Z}\p{Cs}]/u;
 
 export function printable(text: string): string {
   if (!UNSAFE.test(text)) return text;
   const chars = [...text];
-  const visible = (c: string | undefined) => c !== undefined && !INVISIBLE.test(c);
-  return chars
-    .map((c, i) =>
-      !UNSAFE.test(c) || (JOINERS.has(c) && visible(chars[i - 1]) && visible(chars[i + 1])) ? c : "?",
-    )
-    .join("");
+  return chars.map((c, i) => (!UNSAFE.test(c) || isJoinerBetweenVisible(chars, i) ? c : "?")).join("");
 }
 
 /** Lines of text for a stream (the non-TTY output, stderr): each line printable, the line breaks kept. */

@@ -8,12 +8,11 @@
  * In names (and browse queries, which match names) the zero-width joiner and non-joiner (U+200D,
  * U+200C) are allowed between two visible characters: emoji sequences and several scripts need them.
  */
+import { isJoinerBetweenVisible } from "../lib/characters.ts";
 import { errors } from "./errors.ts";
 
 const CONTROL = /\p{Cc}/u;
 const FORMAT = /\p{Cf}/u;
-const JOINERS = new Set(["\u200c", "\u200d"]);
-const INVISIBLE = /[\p{Cc}\p{Cf}\p{Z}]/u;
 
 export const NAME_MAX_CHARACTERS = 200;
 
@@ -24,16 +23,8 @@ export function textRefusal(text: string, joinersBetweenVisible = false): string
   if (!FORMAT.test(text)) return undefined;
   const chars = [...text];
   for (let i = 0; i < chars.length; i++) {
-    const c = chars[i]!;
-    if (!FORMAT.test(c)) continue;
-    const between =
-      joinersBetweenVisible &&
-      JOINERS.has(c) &&
-      i > 0 &&
-      i < chars.length - 1 &&
-      !INVISIBLE.test(chars[i - 1]!) &&
-      !INVISIBLE.test(chars[i + 1]!);
-    if (!between)
+    if (!FORMAT.test(chars[i]!)) continue;
+    if (!(joinersBetweenVisible && isJoinerBetweenVisible(chars, i)))
       return "must not contain invisible format characters (such as bidi overrides or zero-width spaces)";
   }
   return undefined;
