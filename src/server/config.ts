@@ -301,19 +301,12 @@ export function isLoopbackHost(host: string): boolean {
  * from gateway serve's; `gateway keys --dev` and `gateway token` read the same), plus DEV_IDP_PORT
  * (default 4444), the development identity provider's port, and DEMO_PORT (default 5173), the demo
  * app's. Development mode signs in anyone who types a name, so HOST and ADMIN_HOST must be loopback:
- * anything else is a ConfigError, never a warning.
+ * anything else is a ConfigError, never a warning. The commands that only read dev's database or talk
+ * to its provider (`keys --dev`, `token`) listen on nothing: they take `readDevConfig`, which does not
+ * check the listeners (a shell with HOST=0.0.0.0 exported for serve still reads dev's keys).
  */
-export function loadDevConfig(defaults: Env = {}): Config & { devIdpPort: number; demoPort: number } {
-  const env: Env = { COOKIE_SECURE: "false", DATABASE_PATH: "./data/dev.db", ...defaults };
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && value !== "") env[key] = value;
-  }
-  const loaded = loadConfig(env);
-  // Its own key file: one shared with gateway serve's database would let a prune counting the
-  // sessions of one database drop a key the other one's sessions need.
-  const config = text(env, "SESSION_KEY_FILE")
-    ? loaded
-    : { ...loaded, sessionKeyFile: defaultKeyFile(loaded.databasePath, "dev-session.key") };
+export function loadDevConfig(defaults: Env = {}): DevConfig {
+  const config = readDevConfig(defaults);
   for (const [variable, host] of [
     ["HOST", config.host],
     ["ADMIN_HOST", config.adminHost],
@@ -324,6 +317,23 @@ export function loadDevConfig(defaults: Env = {}): Config & { devIdpPort: number
         `must be a loopback address for gateway dev (127.0.0.0/8, ::1 or localhost), got "${host}"`,
       );
   }
+  return config;
+}
+
+export type DevConfig = Config & { devIdpPort: number; demoPort: number };
+
+/** gateway dev's configuration, its listeners unchecked: for commands that listen on nothing. */
+export function readDevConfig(defaults: Env = {}): DevConfig {
+  const env: Env = { COOKIE_SECURE: "false", DATABASE_PATH: "./data/dev.db", ...defaults };
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && value !== "") env[key] = value;
+  }
+  const loaded = loadConfig(env);
+  // Its own key file: one shared with gateway serve's database would let a prune counting the
+  // sessions of one database drop a key the other one's sessions need.
+  const config = text(env, "SESSION_KEY_FILE")
+    ? loaded
+    : { ...loaded, sessionKeyFile: defaultKeyFile(loaded.databasePath, "dev-session.key") };
   return {
     ...config,
     development: true,

@@ -7,7 +7,7 @@
  */
 import { Browser } from "../devidp/browser.ts";
 import { DEVELOPMENT_PROVIDER_MARKER } from "../devidp/provider.ts";
-import { loadDevConfig } from "./config.ts";
+import { readDevConfig } from "./config.ts";
 import { DEMO_CLIENT_ID, devApps } from "./dev-apps.ts";
 import { randomId, sha256 } from "./lib/crypto.ts";
 
@@ -41,7 +41,7 @@ async function issueToken(
   user: string,
   clientId: string,
 ): Promise<{ accessToken: string; expiresIn: number }> {
-  const config = loadDevConfig({});
+  const config = readDevConfig({});
   const gatewayUrl = `http://${config.host}:${config.port}`;
   const issuer = config.oidcIssuer ?? `http://127.0.0.1:${config.devIdpPort}`;
   const discovery = await developmentProvider(issuer);

@@ -39,9 +39,13 @@ async function stopDev() {
 }
 
 function keys(...args: string[]) {
+  return keysWith({}, ...args);
+}
+
+function keysWith(extra: Record<string, string>, ...args: string[]) {
   const result = Bun.spawnSync(["bun", main, "keys", ...args], {
     cwd: dir,
-    env,
+    env: { ...env, ...extra },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -73,6 +77,12 @@ test("keys --dev counts gateway dev's sessions and process, and prune keeps what
     new RegExp(`${first} +current +1 live session +1 running process seals with it\\n`),
   );
   expect(status.out).toMatch(new RegExp(`pid ${pid}  seals with ${first}`));
+  // keys listens on nothing: a shell exporting serve's HOST still reads dev's keys (dev itself refuses it).
+  const ageless = (run: { code: number; out: string; err: string }) => ({
+    ...run,
+    out: run.out.replace(/seen \d+ s ago/g, "seen"),
+  });
+  expect(ageless(keysWith({ HOST: "0.0.0.0", ADMIN_HOST: "0.0.0.0" }, "--dev"))).toEqual(ageless(status));
 
   // serve's keys: its database does not exist here, and asking does not create it.
   const serve = keys("status");

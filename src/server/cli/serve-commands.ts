@@ -2,7 +2,7 @@
  * The commands a server needs, in every build: serve, migrate, keys. Each parses its arguments before
  * it reads the configuration, so `--help` and a refused flag never open a database or bind a port.
  */
-import { loadConfig, loadDevConfig } from "../config.ts";
+import { loadConfig, readDevConfig } from "../config.ts";
 import { databaseTarget, openStorage } from "../db/open.ts";
 import { createLogger } from "../lib/log.ts";
 import { UsageError, withArgs } from "./args.ts";
@@ -85,7 +85,7 @@ export const SERVE_COMMANDS: Command[] = [
           throw new UsageError("keys", `unknown action "${action}": status, rotate or prune`);
         if (values.force === true && action !== "prune")
           throw new UsageError("keys", "--force goes with prune only");
-        const config = values.dev === true ? loadDevConfig({}) : loadConfig();
+        const config = values.dev === true ? readDevConfig({}) : loadConfig();
         const { runKeys } = await import("../keys-command.ts");
         return runKeys(config, { action, force: values.force === true, dev: values.dev === true });
       }),
