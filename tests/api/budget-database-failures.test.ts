@@ -187,7 +187,7 @@ describe.if(testEngine === "postgres")("the budget when PostgreSQL cannot take w
       await admin.end();
       await s.gw.stop();
     }
-  });
+  }, 30_000);
 
   test("a full disk: reads are served within the local allowance and counted; a write is 503 database_unavailable", async () => {
     const s = await scene();
@@ -205,7 +205,7 @@ describe.if(testEngine === "postgres")("the budget when PostgreSQL cannot take w
     } finally {
       await s.gw.stop();
     }
-  });
+  }, 30_000);
 });
 
 /** Waits until every connection of the gateway's pool is a new, read-only one (the ended ones fail a query first). */
