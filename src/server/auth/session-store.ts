@@ -248,10 +248,9 @@ export class SessionStore {
   /**
    * Notes that a request presented the session's current refresh token (once per rotation): from then
    * on the previous token is theft after the grace (refresh-grace.ts). Written before the request goes
-   * on, so any process's next refresh sees it.
+   * on, so any process's next refresh sees it; tried once, never waiting on another process's lock.
    */
   async markCurrentSeen(id: string, refreshHash: string, now = Date.now()): Promise<void> {
-    // Tried once, never waiting on another process's write lock: a signed-in read waits for this write.
     await this.storage.transaction(
       (tx) =>
         tx.run(
