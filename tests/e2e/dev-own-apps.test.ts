@@ -61,6 +61,11 @@ test("gateway dev registers GATEWAY_CONFIG's and --app's clients: sign-in from t
               redirectUris: ["https://shop.example.com/callback", `${shopOrigin}/callback`],
             },
             { clientId: "shop-ios", redirectUris: ["com.example.shop:/cb"] },
+            {
+              clientId: "shop-server",
+              redirectUris: [`${shopOrigin}/server-callback`],
+              clientSecret: "shop-server-secret/0123456789",
+            },
           ],
           types: { basket: { visibility: "members" } },
         },
@@ -138,6 +143,32 @@ test("gateway dev registers GATEWAY_CONFIG's and --app's clients: sign-in from t
   expect(notRegistered.status).toBe(400);
   expect(await notRegistered.json()).toMatchObject({ code: "invalid_redirect_uri" });
 
+  // `gateway token` knows the apps file's clients too, a confidential one with its secret.
+  const issued = Bun.spawnSync(["bun", main, "token", "sky", "--client", "shop-server"], {
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH ?? "",
+      PORT: String(port),
+      DEV_IDP_PORT: String(idpPort),
+      GATEWAY_CONFIG: join(dir, "apps.json"),
+    },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  expect([issued.exitCode, issued.stderr.toString()]).toEqual([
+    0,
+    expect.stringContaining('an access token for "sky" (client shop-server)'),
+  ]);
+  const bearer = await fetch(`${url}/v1/me`, {
+    headers: { authorization: `Bearer ${issued.stdout.toString().trim()}` },
+  });
+  expect(await bearer.json()).toEqual({
+    userId: "sky",
+    clientId: "shop-server",
+    appId: "shop",
+    via: "bearer",
+  });
+
   child.kill();
   const stdout = await new Response(child.stdout as ReadableStream).text();
   const stderr = await new Response(child.stderr as ReadableStream).text();
@@ -147,6 +178,7 @@ test("gateway dev registers GATEWAY_CONFIG's and --app's clients: sign-in from t
   );
   expect(stdout).toContain(`redirect URIs ${appOrigin}/, ${appOrigin}/callback`);
   expect(stdout).toContain(`createClient({ gatewayUrl: "http://127.0.0.1:${port}", clientId: "shop-web" })`);
+  expect(stdout).toContain(`clientId: "shop-server" })  (confidential)`);
   // What dev left out is named, one line each.
   expect(stderr).toContain(
     `gateway dev: GATEWAY_CONFIG ${join(dir, "apps.json")}: client "shop-web": left out "https://shop.example.com/callback" (gateway dev registers loopback http(s) addresses only)`,
