@@ -32,7 +32,7 @@ async function ownApps(path: string | undefined, flags: AppDef[]): Promise<AppDe
 }
 
 /** One banner line per client of the developer's apps: what to paste into the SDK. */
-function ownAppLines(apps: AppDef[], gatewayPort: number): string {
+function ownAppLines(apps: AppDef[], gatewayPort: string): string {
   const lines = apps.flatMap((app) =>
     app.clients.map((client) => {
       // The gateway's URL on the page's own host: a session cookie crosses ports, never sites.
@@ -96,7 +96,7 @@ export async function runDev(options: DevOptions = {}): Promise<void> {
     admin API      ${running.adminUrl}/admin/v1   Authorization: Bearer ${config.adminToken}${config.adminToken === adminToken ? "\n                   (a new token each start; set ADMIN_TOKEN to choose one)" : ""}
     identity prov. ${idp.issuer}           development only: any user name signs in
     database       ${config.databasePath}     keys: gateway keys --dev
-${ownAppLines(own, base.port)}`);
+${ownAppLines(own, new URL(running.publicUrl).port)}`);
   const stop = async () => {
     await running.stop();
     await demo.stop(true);
