@@ -7,8 +7,10 @@
  */
 import { Browser } from "../devidp/browser.ts";
 import { DEVELOPMENT_PROVIDER_MARKER } from "../devidp/provider.ts";
+import { loadAppsFile } from "./apps/registry.ts";
 import { readDevConfig } from "./config.ts";
 import { DEMO_CLIENT_ID, devApps } from "./dev-apps.ts";
+import { keepLoopback } from "./dev-own-apps.ts";
 import { randomId, sha256 } from "./lib/crypto.ts";
 
 export class TokenCommandError extends Error {}
@@ -45,9 +47,12 @@ async function issueToken(
   const gatewayUrl = `http://${config.host}:${config.port}`;
   const issuer = config.oidcIssuer ?? `http://127.0.0.1:${config.devIdpPort}`;
   const discovery = await developmentProvider(issuer);
-  const clients = devApps(gatewayUrl, `http://${config.host}:${config.demoPort}`).apps.flatMap(
-    (app) => app.clients,
-  );
+  // dev's own clients and, as gateway dev registers them, GATEWAY_CONFIG's (`--app` ones are not known here).
+  const own = config.gatewayConfigPath
+    ? keepLoopback(await loadAppsFile(config.gatewayConfigPath), "").file.apps
+    : [];
+  const devFile = devApps(gatewayUrl, `http://${config.host}:${config.demoPort}`);
+  const clients = [...devFile.apps, ...own].flatMap((app) => app.clients);
   const client = clients.find((c) => c.clientId === clientId);
   if (!client)
     throw new TokenCommandError(
@@ -111,7 +116,14 @@ async function issueToken(
     );
   const res = await fetch(discovery.token_endpoint, {
     method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      ...(client.clientSecret
+        ? {
+            authorization: `Basic ${btoa(`${encodeURIComponent(clientId)}:${encodeURIComponent(client.clientSecret)}`)}`,
+          }
+        : {}),
+    },
     body: new URLSearchParams({
       grant_type: "authorization_code",
       code,

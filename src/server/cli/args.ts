@@ -9,6 +9,8 @@ import { parseArgs } from "node:util";
 export interface OptionSpec {
   type: "string" | "boolean";
   short?: string;
+  /** The option may be given several times; its value is then the list, in order. */
+  multiple?: boolean;
 }
 
 export interface CommandArgs {
@@ -22,7 +24,7 @@ export interface CommandArgs {
 }
 
 export interface ParsedArgs {
-  values: Record<string, string | boolean | undefined>;
+  values: Record<string, string | boolean | string[] | undefined>;
   positionals: string[];
 }
 

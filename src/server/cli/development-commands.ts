@@ -3,17 +3,36 @@
  * module with one that has none of them, so `gateway-serve --help` lists only what it contains and
  * their code (the development provider, the demo app, Ink) stays out of that binary.
  */
-import { withArgs } from "./args.ts";
+import { type ParsedArgs, UsageError, withArgs } from "./args.ts";
 import type { Command } from "./command.ts";
 
 const DEV = {
   name: "dev",
-  usage: `Usage: gateway dev
+  usage: `Usage: gateway dev [--app <origin>]...
 
 Starts a development identity provider (any user name signs in), the gateway and the demo app
 together, on loopback only, with the database ./data/dev.db and the key file ./data/dev-session.key.
-PORT, ADMIN_PORT, DEV_IDP_PORT, DEMO_PORT and the other variables of gateway --help apply.`,
+PORT, ADMIN_PORT, DEV_IDP_PORT, DEMO_PORT and the other variables of gateway --help apply.
+  --app <origin>  your own app at a loopback origin, e.g. --app http://localhost:3000 adds the app
+                  and public client "local-3000" (redirect URIs <origin>/ and <origin>/callback);
+                  repeatable. GATEWAY_CONFIG's apps are registered too (loopback addresses only).`,
+  options: { app: { type: "string", multiple: true } },
 } as const;
+
+/** The apps the --app flags add; a value that is not a loopback origin, or a port given twice, is refused. */
+async function flagApps(values: ParsedArgs["values"]) {
+  const { appFromOrigin, DevAppError } = await import("../dev-own-apps.ts");
+  const apps = ((values.app as string[] | undefined) ?? []).map((origin) => {
+    try {
+      return appFromOrigin(origin);
+    } catch (error) {
+      throw error instanceof DevAppError ? new UsageError("dev", error.message) : error;
+    }
+  });
+  const twice = apps.find((app, i) => apps.findIndex((other) => other.id === app.id) !== i);
+  if (twice) throw new UsageError("dev", `--app names the app "${twice.id}" twice (one app per port)`);
+  return apps;
+}
 
 const TOKEN = {
   name: "token",
@@ -30,9 +49,10 @@ export const DEVELOPMENT_COMMANDS: Command[] = [
     name: "dev",
     summary: "start a development identity provider, the gateway and the demo app together",
     run: (argv) =>
-      withArgs(DEV, argv, async () => {
+      withArgs(DEV, argv, async ({ values }) => {
+        const apps = await flagApps(values);
         const { runDev } = await import("../dev.ts");
-        await runDev();
+        await runDev({ apps });
         return -1;
       }),
   },
