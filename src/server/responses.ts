@@ -3,16 +3,20 @@
  * how callers authenticate (documentation only: see http/operation-docs.ts).
  */
 import { Type as T } from "@sinclair/typebox";
-import { DeletionReportModel, UserExportModel } from "./accounts/model.ts";
+import { DeletionReport, UserExport } from "./accounts/responses.ts";
 import type { DocumentOptions } from "./http/openapi.ts";
+import { named } from "./http/openapi-components.ts";
 import { json, media, operation, Shape } from "./http/operation-docs.ts";
 import { EITHER_CREDENTIAL } from "./resources/responses.ts";
 
 const Worker = T.Integer({ minimum: 1, description: "Under `serve --workers N`: which worker answered." });
-const ReadinessChecks = Shape({
-  database: T.Union([T.Literal("ok"), T.Literal("unreachable"), T.Literal("not_migrated")]),
-  provider: T.Union([T.Literal("ok"), T.Literal("unreachable"), T.Literal("not_configured")]),
-});
+const ReadinessChecks = named(
+  "ReadinessChecks",
+  Shape({
+    database: T.Union([T.Literal("ok"), T.Literal("unreachable"), T.Literal("not_migrated")]),
+    provider: T.Union([T.Literal("ok"), T.Literal("unreachable"), T.Literal("not_configured")]),
+  }),
+);
 
 export const appDocs = {
   deleteMe: operation({
@@ -21,7 +25,7 @@ export const appDocs = {
       "Delete the caller's account (as `DELETE /admin/v1/users/:id` does) and clear the session cookie. Needs a cookie session signed in within the last 10 minutes, else 403 `reauthentication_required` (sign in again with `prompt=login`)",
     tags: ["auth"],
     security: EITHER_CREDENTIAL,
-    responses: { 200: json(DeletionReportModel) },
+    responses: { 200: json(DeletionReport) },
     errors: [400, 401, 403, 429, 502, 503],
   }),
   meExport: operation({
@@ -30,7 +34,7 @@ export const appDocs = {
       "Everything this service holds about the caller in the caller's app, as one JSON document (streamed): sessions (never a token), memberships (a pending request on a members-only resource without its name), resources owned, pending invites and ownership offers, credits, linked and retained rows, and the audit events about them (without other users' ids inside their data)",
     tags: ["auth"],
     security: EITHER_CREDENTIAL,
-    responses: { 200: json(UserExportModel) },
+    responses: { 200: json(UserExport) },
     errors: [400, 401, 403, 429, 502, 503],
   }),
   health: operation({
@@ -80,12 +84,15 @@ export const appDocs = {
     security: EITHER_CREDENTIAL,
     responses: {
       200: json(
-        Shape({
-          userId: T.String(),
-          clientId: T.Union([T.String(), T.Null()]),
-          appId: T.String(),
-          via: T.Union([T.Literal("cookie"), T.Literal("bearer")]),
-        }),
+        named(
+          "Caller",
+          Shape({
+            userId: T.String(),
+            clientId: T.Union([T.String(), T.Null()]),
+            appId: T.String(),
+            via: T.Union([T.Literal("cookie"), T.Literal("bearer")]),
+          }),
+        ),
       ),
     },
     errors: [401, 403, 429, 502, 503],
@@ -110,7 +117,15 @@ export function publicDocument(cookieName: string): DocumentOptions {
         scheme: "bearer",
         description: "An access token of the identity provider, for servers (no CSRF header needed).",
       },
+      csrfHeader: {
+        type: "apiKey",
+        in: "header",
+        name: "X-Service-Csrf",
+        description:
+          "Always `1`: every POST to /auth, and every state-changing call made with the session cookie. A custom header makes the browser ask CORS first, which only registered origins pass.",
+      },
     },
+    stateChangingHeader: { scheme: "csrfHeader", exceptWith: "bearerToken" },
   };
 }
 

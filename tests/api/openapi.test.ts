@@ -314,8 +314,13 @@ describe("real answers validate against the documents", () => {
   test("the check fails for an answer the document does not describe", async () => {
     const recorded = await recorder.all();
     const tampered = structuredClone(docs.public);
-    const get = tampered.paths["/v1/resources/{id}"].get;
-    delete get.responses["200"].content["application/json"].schema.properties.memberCount;
+    // The operation answers the named component: the check reads it through the $ref.
+    expect(
+      tampered.paths["/v1/resources/{id}"].get.responses["200"].content["application/json"].schema,
+    ).toEqual({
+      $ref: "#/components/schemas/ResourceView",
+    });
+    delete tampered.components.schemas.ResourceView.properties.memberCount;
     tampered.paths["/v1/resources/{id}/invite"].post.responses["409"] = undefined;
     tampered.paths["/v1/resources/{id}/members"].get.responses["200"].content["application/json"].schema = {
       type: "object",

@@ -64,10 +64,13 @@ export function openApiAjv(): Ajv2020 {
 /**
  * The OpenAPI 3.1 schema, with its one `$dynamicRef` ("#meta", a Schema Object) pointed at the
  * definition that anchor names in this schema: Ajv resolves that dynamic reference to the root instead.
+ * This package's copy (2021-04-15) still requires an absolute server URL; the specification lets it be
+ * relative to where the document was fetched, and the OAI's later schema says `uri-reference`, as here.
  */
 const OAS_SCHEMA = JSON.parse(
   JSON.stringify(oasSchema).replaceAll('"$dynamicRef":"#meta"', '"$ref":"#/$defs/schema"'),
 );
+OAS_SCHEMA.$defs.server.properties.url = { type: "string", format: "uri-reference" };
 
 /** The problems (none: an empty list) of a document against the OpenAPI 3.1 schema. */
 export function documentProblems(doc: OpenApiDocument): string[] {

@@ -3,8 +3,9 @@
  * http/operation-docs.ts). The token check every call goes through (401, 503 `admin_disabled`) is the
  * listener's, documented once for all its routes (ADMIN_DOCUMENT in ../responses.ts).
  */
-import { Type as T } from "@sinclair/typebox";
-import { DeletionReportModel, UserExportModel } from "../accounts/model.ts";
+import { Type as T, type TSchema } from "@sinclair/typebox";
+import { DeletionReport, UserExport } from "../accounts/responses.ts";
+import { named } from "../http/openapi-components.ts";
 import {
   DateTime,
   type ErrorStatus,
@@ -21,105 +22,130 @@ const Count = T.Integer({ minimum: 0 });
 const Role = T.String();
 const State = T.String();
 
-const Session = Shape({
-  id: T.String(),
-  userId: T.String(),
-  clientId: T.String(),
-  createdAt: DateTime,
-  lastSeenAt: DateTime,
-  expiresAt: DateTime,
-});
+const Session = named(
+  "AdminSession",
+  Shape({
+    id: T.String(),
+    userId: T.String(),
+    clientId: T.String(),
+    createdAt: DateTime,
+    lastSeenAt: DateTime,
+    expiresAt: DateTime,
+  }),
+);
 
-const Page = (name: string, item: ReturnType<typeof Shape>) =>
-  Shape({ [name]: T.Array(item), nextCursor: Nullable(T.String()) });
+/** A page of `item`s, named `component`. */
+const Page = (component: string, name: string, item: TSchema) =>
+  named(component, Shape({ [name]: T.Array(item), nextCursor: Nullable(T.String()) }));
 
-const Overview = Shape({
-  sessions: Shape({ active: Count }),
-  users: Count,
-  resources: Count,
-  pending: Shape({ invited: Count, requested: Count }),
-  tokenCache: Shape({ hits: Count, misses: Count }),
-  uptimeSeconds: Count,
-});
+const Overview = named(
+  "AdminOverview",
+  Shape({
+    sessions: Shape({ active: Count }),
+    users: Count,
+    resources: Count,
+    pending: Shape({ invited: Count, requested: Count }),
+    tokenCache: Shape({ hits: Count, misses: Count }),
+    uptimeSeconds: Count,
+  }),
+);
 
-const User = Shape({
-  userId: T.String(),
-  welcomed: T.Boolean(),
-  balanceUsd: T.Number(),
-  sessions: T.Array(Session),
-  memberships: T.Array(
-    Shape({
-      resourceId: T.String(),
-      resourceName: T.String(),
-      type: T.String(),
-      appId: T.String(),
-      role: Role,
-      state: State,
-    }),
-  ),
-  ifDeleted: Shape(
-    {
-      transfer: T.Array(Shape({ resourceId: T.String(), name: T.String(), to: T.String() })),
-      delete: T.Array(Shape({ resourceId: T.String(), name: T.String() })),
-    },
-    "What deleting the account would do to the resources it owns: each passes to its heir (the longest-standing admin, else active member) or is deleted.",
-  ),
-});
+const User = named(
+  "AdminUser",
+  Shape({
+    userId: T.String(),
+    welcomed: T.Boolean(),
+    balanceUsd: T.Number(),
+    sessions: T.Array(Session),
+    memberships: T.Array(
+      Shape({
+        resourceId: T.String(),
+        resourceName: T.String(),
+        type: T.String(),
+        appId: T.String(),
+        role: Role,
+        state: State,
+      }),
+    ),
+    ifDeleted: Shape(
+      {
+        transfer: T.Array(Shape({ resourceId: T.String(), name: T.String(), to: T.String() })),
+        delete: T.Array(Shape({ resourceId: T.String(), name: T.String() })),
+      },
+      "What deleting the account would do to the resources it owns: each passes to its heir (the longest-standing admin, else active member) or is deleted.",
+    ),
+  }),
+);
 
-const Pending = Shape({
-  resourceId: T.String(),
-  resourceName: T.String(),
-  userId: T.String(),
-  role: Role,
-  state: T.Union([T.Literal("invited"), T.Literal("requested")]),
-  invitedBy: Nullable(T.String()),
-  createdAt: DateTime,
-});
+const Pending = named(
+  "PendingEntry",
+  Shape({
+    resourceId: T.String(),
+    resourceName: T.String(),
+    userId: T.String(),
+    role: Role,
+    state: T.Union([T.Literal("invited"), T.Literal("requested")]),
+    invitedBy: Nullable(T.String()),
+    createdAt: DateTime,
+  }),
+);
 
-const Resource = Shape({
-  id: T.String(),
-  appId: T.String(),
-  type: T.String(),
-  name: T.String(),
-  visibility: T.Union([T.Literal("members"), T.Literal("public")]),
-  discoverable: T.Boolean(),
-  memberCount: Count,
-  createdAt: DateTime,
-});
+const Resource = named(
+  "AdminResource",
+  Shape({
+    id: T.String(),
+    appId: T.String(),
+    type: T.String(),
+    name: T.String(),
+    visibility: T.Union([T.Literal("members"), T.Literal("public")]),
+    discoverable: T.Boolean(),
+    memberCount: Count,
+    createdAt: DateTime,
+  }),
+);
 
-const Roster = Shape({
-  members: T.Array(Shape({ userId: T.String(), role: Role, state: State, since: DateTime })),
-});
+const Roster = named(
+  "Roster",
+  Shape({
+    members: T.Array(Shape({ userId: T.String(), role: Role, state: State, since: DateTime })),
+  }),
+);
 
-const AuditEvent = Shape({
-  id: T.Integer({ minimum: 1 }),
-  type: T.String(),
-  actor: Nullable(T.String()),
-  resourceId: Nullable(T.String()),
-  userId: Nullable(T.String()),
-  data: T.Unknown({ description: "What the change carried (a role, the state it left), or null." }),
-  at: DateTime,
-});
+const AuditEvent = named(
+  "AuditEvent",
+  Shape({
+    id: T.Integer({ minimum: 1 }),
+    type: T.String(),
+    actor: Nullable(T.String()),
+    resourceId: Nullable(T.String()),
+    userId: Nullable(T.String()),
+    data: T.Unknown({ description: "What the change carried (a role, the state it left), or null." }),
+    at: DateTime,
+  }),
+);
 
-const Links = Shape({
-  links: T.Array(
-    Shape({
-      table: T.String(),
-      rowId: T.String(),
-      contributorId: Nullable(T.String()),
-      hidden: T.Boolean(),
-      contributor: T.Optional(
-        Shape(
-          { id: T.Null(), displayName: T.Literal("Deleted user") },
-          "A tombstoned row (onOwnerDelete: tombstone): the reserved deleted-user profile.",
+const Links = named(
+  "LinkedRows",
+  Shape({
+    links: T.Array(
+      Shape({
+        table: T.String(),
+        rowId: T.String(),
+        contributorId: Nullable(T.String()),
+        hidden: T.Boolean(),
+        contributor: T.Optional(
+          Shape(
+            { id: T.Null(), displayName: T.Literal("Deleted user") },
+            "A tombstoned row (onOwnerDelete: tombstone): the reserved deleted-user profile.",
+          ),
         ),
-      ),
-    }),
-  ),
-  retained: T.Array(
-    Shape({ table: T.String(), rowId: T.String(), fromUserId: T.String(), data: T.Unknown() }),
-  ),
-});
+      }),
+    ),
+    retained: T.Array(
+      Shape({ table: T.String(), rowId: T.String(), fromUserId: T.String(), data: T.Unknown() }),
+    ),
+  }),
+);
 
 /** The database: busy or unavailable. */
 const ADMIN: ErrorStatus[] = [503];
@@ -142,7 +168,7 @@ export const adminDocs = {
   sessions: doc(
     "listSessions",
     "Live sessions, newest first",
-    { 200: json(Page("sessions", Session)) },
+    { 200: json(Page("SessionPage", "sessions", Session)) },
     [400],
   ),
   revokeSession: doc(
@@ -155,26 +181,26 @@ export const adminDocs = {
   deleteUser: doc(
     "deleteUser",
     "Delete an account: onOwnerDelete per shared table, owned resources passed on or deleted, memberships, invites, offers and sessions ended, ledger and audit events pseudonymized (idempotent: a second call answers the first report)",
-    { 200: json(DeletionReportModel) },
+    { 200: json(DeletionReport) },
     [400, 404],
   ),
   userExport: doc(
     "exportUserData",
     "Everything this service holds about a user, in every app (`GET /v1/me/export` gives the user the part of the caller's app)",
-    { 200: json(UserExportModel) },
+    { 200: json(UserExport) },
     [400],
   ),
   pending: doc(
     "listPending",
     "Pending invites and requests, newest first",
-    { 200: json(Page("pending", Pending)) },
+    { 200: json(Page("PendingPage", "pending", Pending)) },
     [400],
   ),
   cancelPending: doc("cancelPending", "Cancel a pending invite or request", { 200: json(Ok) }, [400, 404]),
   resources: doc(
     "listAllResources",
     "Every resource, newest first, by type or name",
-    { 200: json(Page("resources", Resource)) },
+    { 200: json(Page("ResourcePage", "resources", Resource)) },
     [400],
   ),
   roster: doc("getRoster", "A resource's members in every state", { 200: json(Roster) }, [400, 404]),
@@ -205,7 +231,7 @@ export const adminDocs = {
   audit: doc(
     "listAuditEvents",
     "The audit events, newest first, by type, user (acted on or acting) or resource",
-    { 200: json(Page("events", AuditEvent)) },
+    { 200: json(Page("AuditEventPage", "events", AuditEvent)) },
     [400],
   ),
   events: doc(

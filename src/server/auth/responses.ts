@@ -3,29 +3,67 @@
  * http/operation-docs.ts). Tokens never appear in a body: the session is the httpOnly cookie.
  */
 import { Type as T } from "@sinclair/typebox";
-import { json, media, Ok, operation, redirect, SETS_COOKIE, Shape } from "../http/operation-docs.ts";
+import { named } from "../http/openapi-components.ts";
+import {
+  json,
+  media,
+  NO_CREDENTIAL,
+  Ok,
+  OneOf,
+  operation,
+  redirect,
+  SESSION_COOKIE,
+  SETS_COOKIE,
+  Shape,
+} from "../http/operation-docs.ts";
 import { SESSION_END_REASONS } from "./session-end.ts";
 
-const Signed = Shape({
-  authenticated: T.Literal(true),
-  user_id: T.String(),
-  expires_in: T.Integer({ minimum: 0, description: "Seconds until the access token expires." }),
-});
-
-const ConsentRequestView = Shape(
-  {
-    challenge: T.String(),
-    subject: T.String(),
-    client_id: T.String(),
-    client_name: T.String(),
-    requested_scope: T.Array(T.String()),
-    requested_access_token_audience: T.Array(T.String()),
-    is_new_user: T.Boolean(),
-  },
-  "The request to decide on.",
+const Signed = named(
+  "SignedIn",
+  Shape({
+    authenticated: T.Literal(true),
+    user_id: T.String(),
+    expires_in: T.Integer({ minimum: 0, description: "Seconds until the access token expires." }),
+  }),
 );
-const Skipped = Shape({ skip: T.Literal(true), redirect_to: T.String() }, "A remembered consent, accepted.");
-const Decided = Shape({ redirect_to: T.String() }, "Already decided: where the browser goes next.");
+
+const ConsentRequestView = named(
+  "ConsentRequest",
+  Shape(
+    {
+      challenge: T.String(),
+      subject: T.String(),
+      client_id: T.String(),
+      client_name: T.String(),
+      requested_scope: T.Array(T.String()),
+      requested_access_token_audience: T.Array(T.String()),
+      is_new_user: T.Boolean(),
+    },
+    "The request to decide on.",
+  ),
+);
+const Skipped = named(
+  "ConsentSkipped",
+  Shape({ skip: T.Literal(true), redirect_to: T.String() }, "A remembered consent, accepted."),
+);
+const Decided = named(
+  "ConsentDecided",
+  Shape({ redirect_to: T.String() }, "Already decided: where the browser goes next."),
+);
+
+/** `GET /auth/session`'s answer (the SDK's `Session` is this with `user_id` read as `userId`). */
+const SessionReport = named(
+  "SessionReport",
+  Shape({
+    authenticated: T.Boolean(),
+    user_id: T.Optional(T.String()),
+    reason: T.Optional(
+      OneOf(SESSION_END_REASONS, {
+        description: "Given when not signed in: why (the session this browser had, or `no_session`).",
+      }),
+    ),
+  }),
+);
 
 const PAGE = (description: string) => media("text/html", description);
 
@@ -34,22 +72,8 @@ export const authDocs = {
     operationId: "getSession",
     summary: "Whether this browser is signed in (never calls the provider, never sets a cookie)",
     tags: ["auth"],
-    responses: {
-      200: json(
-        Shape({
-          authenticated: T.Boolean(),
-          user_id: T.Optional(T.String()),
-          reason: T.Optional(
-            T.Union(
-              SESSION_END_REASONS.map((reason) => T.Literal(reason)),
-              {
-                description: "Given when not signed in: why (the session this browser had, or `no_session`).",
-              },
-            ),
-          ),
-        }),
-      ),
-    },
+    security: [SESSION_COOKIE, NO_CREDENTIAL],
+    responses: { 200: json(SessionReport) },
     errors: [403, 503],
   }),
   authorize: operation({
@@ -83,6 +107,7 @@ export const authDocs = {
     tags: ["auth"],
     description:
       "A 401 carries `reason` beside `code`: why the session is gone (`signed_out`, `revoked`, `expired`, `reused`, `replaced` or `no_session`); a session the account's deletion ended answers 403 `account_deleted` with `reason: deleted`.",
+    security: [SESSION_COOKIE],
     responses: { 200: json(Signed, "Refreshed.", SETS_COOKIE) },
     errors: [400, 401, 403, 502, 503],
   }),
@@ -90,6 +115,7 @@ export const authDocs = {
     operationId: "endSession",
     summary: "Sign out: revoke the refresh token, end the session, clear the cookies",
     tags: ["auth"],
+    security: [SESSION_COOKIE, NO_CREDENTIAL],
     responses: { 200: json(Ok, "Signed out (also when there was no session).", SETS_COOKIE) },
     errors: [403, 503],
   }),
@@ -114,7 +140,9 @@ export const authDocs = {
     operationId: "acceptConsent",
     summary: "Grant the consent (needs the consent nonce cookie of this browser)",
     tags: ["consent"],
-    responses: { 200: json(Shape({ redirect_to: T.String(), welcomed: T.Boolean() })) },
+    responses: {
+      200: json(named("ConsentAccepted", Shape({ redirect_to: T.String(), welcomed: T.Boolean() }))),
+    },
     errors: [400, 403, 404, 501, 502, 503],
   }),
   rejectConsent: operation({

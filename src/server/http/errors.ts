@@ -6,7 +6,7 @@
  * 500 `internal` with a request id that is also in the log line.
  */
 
-import type { RefusalCode } from "../resources/transitions.ts";
+import { REFUSAL_STATUS, type RefusalCode } from "../resources/transitions.ts";
 
 /** Every code of an `ApiError` besides the membership refusals (RefusalCode); the SDK's union is generated from it. */
 export const API_ERROR_CODES = [
@@ -50,6 +50,11 @@ export const API_ERROR_CODES = [
 ] as const;
 
 export type ErrorCode = RefusalCode | (typeof API_ERROR_CODES)[number];
+
+/** Every `code` an `{error, code}` body of the gateway carries: the OpenAPI `Error.code` and the SDK's list. */
+export const ERROR_CODES: readonly ErrorCode[] = [
+  ...new Set<ErrorCode>([...API_ERROR_CODES, ...(Object.keys(REFUSAL_STATUS) as RefusalCode[])]),
+].sort();
 
 /**
  * What a person needs on the HTML error page (error-page.ts) besides the message: the values the

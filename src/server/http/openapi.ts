@@ -4,11 +4,16 @@
  * are validated with (body, query, path parameters) and each route's `detail` (operation-docs.ts).
  * Built on the first request, once every route is registered, and kept: routes never change after.
  * Nothing here touches a live route: the generator reads copies.
+ *
+ * Written for client generators: every view is a named component (openapi-components.ts), every
+ * operation states its security (`[]` when it needs no credential), the server is the listener the
+ * document was fetched from, and the info block carries the license.
  */
 import { toOpenAPISchema } from "@elysiajs/openapi/openapi";
 import { OptionalKind, Type as T } from "@sinclair/typebox";
 import { type AnyElysia, type DocumentDecoration, Elysia } from "elysia";
-import { version } from "../../../package.json";
+import { license, version } from "../../../package.json";
+import { hoistComponents } from "./openapi-components.ts";
 import { ErrorBody, type ErrorStatus, json, operation, withErrors } from "./operation-docs.ts";
 
 export const OPENAPI_VERSION = "3.1.1";
@@ -21,6 +26,23 @@ export interface DocumentOptions {
   security?: Array<Record<string, string[]>>;
   /** Errors every route of the listener answers (the admin API's token check). */
   errors?: ErrorStatus[];
+  /**
+   * The scheme of a header every state-changing call (not GET or HEAD) sends, unless its credential is
+   * `exceptWith` (the CSRF header of the public listener, which a bearer token does not need).
+   */
+  stateChangingHeader?: { scheme: string; exceptWith: string };
+}
+
+type Requirement = Record<string, string[]>;
+
+/** An operation's security as the document states it: its own, with the state-changing header added. */
+function securityOf(method: string, own: Requirement[] | undefined, options: DocumentOptions) {
+  if (options.security) return own;
+  const header = options.stateChangingHeader;
+  if (!header || method === "GET" || method === "HEAD") return own ?? [];
+  return (own ?? [{}]).map((requirement) =>
+    header.exceptWith in requirement ? requirement : { ...requirement, [header.scheme]: [] },
+  );
 }
 
 /**
@@ -41,7 +63,11 @@ type Introspectable = {
   getGlobalDefinitions(): { type: Record<string, unknown> };
 };
 
-type Operation = { requestBody?: { required?: boolean }; responses?: DocumentDecoration["responses"] };
+type Operation = {
+  requestBody?: { required?: boolean };
+  responses?: DocumentDecoration["responses"];
+  security?: Requirement[];
+};
 
 export function openApiDocument(elysia: AnyElysia, options: DocumentOptions) {
   const app = elysia as unknown as Introspectable;
@@ -70,14 +96,23 @@ export function openApiDocument(elysia: AnyElysia, options: DocumentOptions) {
       ...plumbingErrors(route.method),
       ...(options.errors ?? []),
     ]);
+    const security = securityOf(route.method, found.security, options);
+    if (security) found.security = security;
   }
+  const hoisted = hoistComponents(paths);
   return {
     openapi: OPENAPI_VERSION,
-    info: { title: options.title, description: options.description, version },
+    info: {
+      title: options.title,
+      description: options.description,
+      version,
+      license: { name: license, identifier: license },
+    },
+    servers: [{ url: "/", description: "This listener: the address this document was fetched from." }],
     ...(options.security ? { security: options.security } : {}),
-    paths,
+    paths: hoisted.value,
     components: {
-      schemas: { ...generated.components.schemas, Error: ErrorBody },
+      schemas: { ...generated.components.schemas, ...hoisted.schemas, Error: ErrorBody },
       securitySchemes: options.securitySchemes,
     },
   };

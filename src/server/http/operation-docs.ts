@@ -7,24 +7,29 @@
  */
 import { Type as T, type TProperties, type TSchema } from "@sinclair/typebox";
 import type { DocumentDecoration } from "elysia";
+import { SESSION_END_REASONS } from "../auth/session-end.ts";
+import { ERROR_CODES } from "./errors.ts";
+import { named } from "./openapi-components.ts";
 
 type Responses = NonNullable<DocumentDecoration["responses"]>;
 type Response = Extract<Responses[string], { description: string }>;
 type Schema = NonNullable<NonNullable<Response["content"]>[string]["schema"]>;
 
+/** A string that is one of `values`, as generators read it best: `{type: "string", enum}`. */
+export const OneOf = <V extends string>(values: readonly V[], options: { description?: string } = {}) =>
+  T.Unsafe<V>({ type: "string", enum: [...values], ...options });
+
 /** Every error body: a message for people and a stable snake_case code for programs. */
 export const ErrorBody = T.Object(
   {
     error: T.String({ description: "A message for people; may change." }),
-    code: T.String({ pattern: "^[a-z_]+$", description: "A stable code for programs to switch on." }),
+    code: OneOf(ERROR_CODES, { description: "A stable code for programs to switch on." }),
     requestId: T.Optional(
       T.String({ description: "On 500 `internal`: the id of the log line that tells what happened." }),
     ),
     reason: T.Optional(
-      T.String({
-        pattern: "^[a-z_]+$",
-        description:
-          "On a refused `/auth/refresh`: why the session is gone (`signed_out`, `revoked`, `expired`, `reused`, `replaced`, `deleted`, `no_session`).",
+      OneOf(SESSION_END_REASONS, {
+        description: "On a refused `/auth/refresh`: why the session is gone.",
       }),
     ),
   },
@@ -33,11 +38,17 @@ export const ErrorBody = T.Object(
 
 export const ERROR_REF = "#/components/schemas/Error";
 
+/** The public listener's credentials, by the names of its security schemes (publicDocument in ../responses.ts). */
+export const SESSION_COOKIE = { sessionCookie: [] as string[] };
+export const BEARER_TOKEN = { bearerToken: [] as string[] };
+/** In a security list: the call may also be made without a credential. */
+export const NO_CREDENTIAL = {};
+
 /** An object with exactly these fields: a documented shape lists every field the answer has. */
 export const Shape = <P extends TProperties>(properties: P, description?: string) =>
   T.Object(properties, { additionalProperties: false, ...(description ? { description } : {}) });
 
-export const Ok = Shape({ ok: T.Literal(true) });
+export const Ok = named("Ok", Shape({ ok: T.Literal(true) }));
 export const DateTime = T.String({ format: "date-time" });
 export const Nullable = <S extends TSchema>(schema: S) => T.Union([schema, T.Null()]);
 

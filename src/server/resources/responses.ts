@@ -3,32 +3,32 @@
  * http/operation-docs.ts). The views are the models the routes shape their answers with (model.ts).
  */
 import { Type as T } from "@sinclair/typebox";
+import { named } from "../http/openapi-components.ts";
 import {
+  BEARER_TOKEN,
   type ErrorStatus,
   json,
   Nullable,
   Ok,
   type OperationDoc,
   operation,
+  SESSION_COOKIE,
   Shape,
 } from "../http/operation-docs.ts";
 import { BrowseItemModel, MemberEntryModel, RequestedViewModel, ResourceViewModel } from "./model.ts";
 
-const View = Shape(ResourceViewModel.properties, "A resource as its members see it.");
-const RequestedOnly = Shape(
-  RequestedViewModel.properties,
-  "A members-only resource the caller asked to join.",
+const View = named("ResourceView", Shape(ResourceViewModel.properties, "A resource as its members see it."));
+const RequestedOnly = named(
+  "RequestedView",
+  Shape(RequestedViewModel.properties, "A members-only resource the caller asked to join."),
 );
-const Member = Shape(MemberEntryModel.properties);
-const Browsed = Shape(BrowseItemModel.properties);
+const Member = named("MemberEntry", Shape(MemberEntryModel.properties));
+const Browsed = named("BrowseItem", Shape(BrowseItemModel.properties));
 const State = (state: "invited" | "requested" | "active") =>
   Shape({ ok: T.Literal(true), state: T.Literal(state) });
 
 /** Either credential: the session cookie (state-changing calls also send `X-Service-Csrf: 1`) or a bearer token. */
-export const EITHER_CREDENTIAL: Array<Record<string, string[]>> = [
-  { sessionCookie: [] },
-  { bearerToken: [] },
-];
+export const EITHER_CREDENTIAL: Array<Record<string, string[]>> = [SESSION_COOKIE, BEARER_TOKEN];
 
 /** Who is calling, and the app's budget: no credential, a refused origin or CSRF, the budget, the provider, the database. */
 const CALLER: ErrorStatus[] = [400, 401, 403, 429, 502, 503];
@@ -52,13 +52,17 @@ export const resourceDocs = {
   list: doc(
     "listResources",
     "The caller's resources whose membership is in `state` (default active)",
-    { 200: json(Shape({ resources: T.Array(T.Union([View, RequestedOnly])) })) },
+    { 200: json(named("ResourceList", Shape({ resources: T.Array(T.Union([View, RequestedOnly])) }))) },
     CALLER,
   ),
   browse: doc(
     "browseResources",
     "Discoverable resources of the caller's app, newest first, by substring",
-    { 200: json(Shape({ resources: T.Array(Browsed), nextCursor: Nullable(T.String()) })) },
+    {
+      200: json(
+        named("BrowseResults", Shape({ resources: T.Array(Browsed), nextCursor: Nullable(T.String()) })),
+      ),
+    },
     CALLER,
   ),
   getStatic: doc("getStaticResource", "The app's singleton of a type and slug", { 200: json(View) }, [
@@ -67,10 +71,12 @@ export const resourceDocs = {
   ]),
   get: doc("getResource", "One resource, with its member count", { 200: json(View) }, [...CALLER, 404]),
   delete: doc("deleteResource", "Delete a resource (its owner only)", { 200: json(Ok) }, [...CALLER, 404]),
-  members: doc("listMembers", "The active members", { 200: json(Shape({ members: T.Array(Member) })) }, [
-    ...CALLER,
-    404,
-  ]),
+  members: doc(
+    "listMembers",
+    "The active members",
+    { 200: json(named("MemberList", Shape({ members: T.Array(Member) }))) },
+    [...CALLER, 404],
+  ),
   invite: doc("inviteMember", "Invite a user", { 200: json(State("invited")) }, CHANGE),
   request: doc("requestToJoin", "Ask to join", { 200: json(State("requested")) }, CHANGE),
   accept: doc(
