@@ -137,7 +137,7 @@ export async function loadBrowse(): Promise<void> {
   });
   if (!browseLoads.isCurrent(ticket)) return;
   browsing.next = page.nextCursor;
-  $("browse").replaceChildren(...page.rows.map(browseItem));
+  $("browse").replaceChildren(...page.resources.map(browseItem));
   $("browse-page").textContent = `Page ${browsing.page}`;
   $("browse-next").hidden = !page.nextCursor;
   $("browse-first").hidden = browsing.page === 1;

@@ -195,7 +195,7 @@ describe("resource", () => {
     });
     const page = await alice.resource.browse({ type: "album", query: "tri", limit: 1 });
     expect(page).toEqual({
-      rows: [expect.objectContaining({ id: album.id, memberCount: 1 })],
+      resources: [expect.objectContaining({ id: album.id, memberCount: 1 })],
       nextCursor: null,
     });
     expect(sent.filter((s) => s.method === "POST").every((s) => s.headers["x-service-csrf"] === "1")).toBe(

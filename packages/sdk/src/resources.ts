@@ -4,7 +4,6 @@
  */
 import type { Transport } from "./transport.ts";
 import type {
-  BrowseItem,
   BrowseOptions,
   BrowsePage,
   MemberEntry,
@@ -83,11 +82,7 @@ export function resourceApi(transport: Transport) {
       if (options.query) query.set("query", options.query);
       if (options.limit !== undefined) query.set("limit", String(options.limit));
       if (options.cursor) query.set("cursor", options.cursor);
-      const page = await transport.request<{ resources: BrowseItem[]; nextCursor: string | null }>(
-        "GET",
-        `/v1/resources/browse?${query}`,
-      );
-      return { rows: page.resources, nextCursor: page.nextCursor };
+      return transport.request<BrowsePage>("GET", `/v1/resources/browse?${query}`);
     },
     static: (type: string, slug: string) =>
       transport.request<ResourceView>(
