@@ -120,8 +120,10 @@ function browseItem(item: BrowseItem) {
     `${item.name} (${item.type}, ${memberCount(item.memberCount)})`,
     openButton(item.id),
     actionButton("Join", "join", async () => {
-      await gateway.resource(item.id).members.join();
-      return `You joined ${item.name}.`;
+      const { joined } = await gateway.resource(item.id).members.join();
+      return joined
+        ? `You joined ${item.name}.`
+        : `You already are a member of ${item.name}; nothing changed.`;
     }),
   );
 }

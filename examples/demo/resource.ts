@@ -132,8 +132,8 @@ function myActions(resourceId: string, view: ResourceView | null, mine: Mine): H
   });
   if (view?.visibility !== "public") return [request];
   const join = actionButton("Join", "join", async () => {
-    await members.join();
-    return `You joined ${name}.`;
+    const { joined } = await members.join();
+    return joined ? `You joined ${name}.` : `You already are a member of ${name}; nothing changed.`;
   });
   return [join, request];
 }

@@ -228,7 +228,7 @@ describe("resource", () => {
     expect(await carol.resource(team.id).members.leave()).toEqual({ ok: true });
     expect(await handle.members.remove("bob")).toEqual({ ok: true });
     const album = await alice.resource.create("album", { name: "Open" });
-    expect(await bob.resource(album.id).members.join()).toEqual({ ok: true, state: "active" });
+    expect(await bob.resource(album.id).members.join()).toEqual({ ok: true, state: "active", joined: true });
     await alice.resource(album.id).members.invite("carol");
     expect(await carol.resource(album.id).members.reject()).toEqual({ ok: true });
     expect(await handle.delete()).toEqual({ ok: true });

@@ -35,7 +35,8 @@ export function resourceHandle(transport: Transport, id: string) {
       accept: (userId?: string) =>
         post<{ ok: true; state: "active" }>("accept", userId === undefined ? {} : { userId }),
       reject: (userId?: string) => post<{ ok: true }>("reject", userId === undefined ? {} : { userId }),
-      join: () => post<{ ok: true; state: "active" }>("join"),
+      /** `joined` is false when the caller already was an active member (nothing changed). */
+      join: () => post<{ ok: true; state: "active"; joined: boolean }>("join"),
       leave: () => post<{ ok: true }>("leave"),
       setRole: (userId: string, role: Role) => post<{ ok: true; role: Role }>("setRole", { userId, role }),
       remove: (userId: string) => post<{ ok: true }>("remove", { userId }),
