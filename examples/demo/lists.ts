@@ -120,8 +120,10 @@ function browseItem(item: BrowseItem) {
     `${item.name} (${item.type}, ${memberCount(item.memberCount)})`,
     openButton(item.id),
     actionButton("Join", "join", async () => {
-      await gateway.resource(item.id).members.join();
-      return `You joined ${item.name}.`;
+      const { joined } = await gateway.resource(item.id).members.join();
+      return joined
+        ? `You joined ${item.name}.`
+        : `You already are a member of ${item.name}; nothing changed.`;
     }),
   );
 }
@@ -137,7 +139,7 @@ export async function loadBrowse(): Promise<void> {
   });
   if (!browseLoads.isCurrent(ticket)) return;
   browsing.next = page.nextCursor;
-  $("browse").replaceChildren(...page.rows.map(browseItem));
+  $("browse").replaceChildren(...page.resources.map(browseItem));
   $("browse-page").textContent = `Page ${browsing.page}`;
   $("browse-next").hidden = !page.nextCursor;
   $("browse-first").hidden = browsing.page === 1;

@@ -121,6 +121,9 @@ function myActions(resourceId: string, view: ResourceView | null, mine: Mine): H
         return `You left ${name}.`;
       }),
       actionButton("Delete", "delete", async () => {
+        // As the TUI does: deleting takes the resource and everything linked to it, so it is asked first.
+        if (!window.confirm(`Delete ${name} and everything in it? This cannot be undone.`))
+          return `Nothing was deleted: ${name} is still here.`;
         await gateway.resource(resourceId).delete();
         closeResource();
         return `Deleted ${name}.`;
@@ -132,8 +135,8 @@ function myActions(resourceId: string, view: ResourceView | null, mine: Mine): H
   });
   if (view?.visibility !== "public") return [request];
   const join = actionButton("Join", "join", async () => {
-    await members.join();
-    return `You joined ${name}.`;
+    const { joined } = await members.join();
+    return joined ? `You joined ${name}.` : `You already are a member of ${name}; nothing changed.`;
   });
   return [join, request];
 }

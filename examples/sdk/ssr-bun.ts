@@ -12,7 +12,7 @@ Bun.serve({
     try {
       const session = await gateway.auth.getSession();
       text = session.authenticated
-        ? `Hello ${session.userId}, member of ${(await gateway.resource.list()).length} resources`
+        ? `Hello ${session.userId}, member of ${(await gateway.resource.list()).filter((r) => r.type !== "_app").length} resources`
         : "Hello, stranger";
     } catch (error) {
       if (!(error instanceof GatewayError)) throw error;

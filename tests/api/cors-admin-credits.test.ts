@@ -56,6 +56,28 @@ describe("CORS", async () => {
     expect(get.status).toBe(200);
     expect(get.headers.get("access-control-allow-origin")).toBeNull();
   });
+
+  test("GET /auth/origin tells any page whether its origin is registered for a client, readable by it", async () => {
+    const ask = (origin: string, query = "") =>
+      gw.handle(`/auth/origin${query}`, { headers: origin ? { origin } : {} });
+    const refused = await ask("https://evil.example", "?client_id=web");
+    expect(refused.status).toBe(200);
+    expect(refused.headers.get("access-control-allow-origin")).toBe("*");
+    expect(refused.headers.get("access-control-allow-credentials")).toBeNull();
+    expect(await refused.json()).toEqual({ origin: "https://evil.example", allowed: false });
+    const registered = await ask("https://app.example.com", "?client_id=web");
+    expect(registered.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
+    expect(await registered.json()).toEqual({ origin: "https://app.example.com", allowed: true });
+    // An unknown client accepts no origin; without client_id, any client's origin counts.
+    expect(await (await ask("https://app.example.com", "?client_id=nobody")).json()).toMatchObject({
+      allowed: false,
+    });
+    expect(await (await ask("http://localhost:5173")).json()).toMatchObject({ allowed: true });
+    expect(await (await ask("")).json()).toEqual({ origin: null, allowed: true });
+    const bad = await ask("https://evil.example", `?client_id=${"x".repeat(201)}`);
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ code: "invalid_request" });
+  });
 });
 
 describe("admin listener", () => {
@@ -68,7 +90,13 @@ describe("admin listener", () => {
 
   test("401 without or with a wrong token; the overview with the right one", async () => {
     const gw = await inProcess({ ADMIN_TOKEN: "s3cret-admin" });
-    expect((await gw.admin("/admin/v1/overview")).status).toBe(401);
+    const missing = await gw.admin("/admin/v1/overview");
+    expect(missing.status).toBe(401);
+    // An operator is told what to send, not to sign in (the admin API has no sign-in).
+    const body = await missing.json();
+    expect(body).toMatchObject({ code: "unauthenticated" });
+    expect(body.error).toContain("Authorization: Bearer <ADMIN_TOKEN>");
+    expect(body.error).not.toMatch(/sign in/i);
     expect(
       (await gw.admin("/admin/v1/overview", { headers: { authorization: "Bearer s3cret-admi" } })).status,
     ).toBe(401);

@@ -284,6 +284,7 @@ describe("the bodiless writes, join and leave", () => {
     ).toEqual({
       ok: true,
       state: "active",
+      joined: true,
     });
     expect((await both(`/v1/resources/${album}/leave`, { authorization: creds.bob!.bearer })).status).toBe(
       200,
@@ -329,7 +330,7 @@ describe("the bodiless writes, join and leave", () => {
     const auth = { authorization: creds.bob!.bearer };
     const joined = await over(`/v1/resources/${album}/join`, auth, { method: "POST" });
     expect(joined.status).toBe(200);
-    expect(await joined.json()).toEqual({ ok: true, state: "active" });
+    expect(await joined.json()).toEqual({ ok: true, state: "active", joined: true });
     expect(joined.headers.get("x-request-id")).toBeTruthy();
     expect(await stored(album, bob)).toEqual({ state: "active", memberCount: 2 });
     const left = await over(`/v1/resources/${album}/leave`, auth, { method: "POST" });

@@ -259,17 +259,20 @@ describe("join: (not a member) → active on a public resource", () => {
       const t = await k.create("jn-own", type, `join ${type}`);
       const reply = await k.post("jn-bob", `/v1/resources/${t.id}/join`);
       expect(reply.status).toBe(200);
-      expect(reply.body).toEqual({ ok: true, state: "active" });
+      expect(reply.body).toEqual({ ok: true, state: "active", joined: true });
       const role = type === "album" ? "reader" : "writer";
       expect(await k.member(t.id, "jn-bob")).toMatchObject({ role, state: "active" });
       expect(await k.lastEvent(t.id)).toEqual(ev("member.joined", "jn-bob", t.id, "jn-bob", { role }));
       const events = (await k.events(t.id)).length;
       const again = await k.post("jn-bob", `/v1/resources/${t.id}/join`);
-      expect(again.body).toEqual({ ok: true, state: "active" });
+      // Already a member: the answer says nothing changed, so a page never says "you joined".
+      expect(again.body).toEqual({ ok: true, state: "active", joined: false });
       expect((await k.get("jn-bob", `/v1/resources/${t.id}`)).body.memberCount).toBe(2);
       expect(await k.events(t.id)).toHaveLength(events);
       // The owner joining is a no-op too.
-      expect((await k.post("jn-own", `/v1/resources/${t.id}/join`)).status).toBe(200);
+      const owner = await k.post("jn-own", `/v1/resources/${t.id}/join`);
+      expect(owner.status).toBe(200);
+      expect(owner.body).toEqual({ ok: true, state: "active", joined: false });
       expect((await k.member(t.id, "jn-own"))?.role).toBe("owner");
     },
   );

@@ -301,6 +301,7 @@ describe("the demo app, two people in Chromium", () => {
     await bob.waitForSelector("#resource-membership:text-is('Your role here: admin.')");
     await bob.click(`${member("alice")} [data-action=remove]`);
     await expectError(bob, "The owner's membership cannot be changed or removed.");
+    bob.once("dialog", (dialog) => dialog.accept());
     await bob.click(action("delete"));
     await expectError(bob, "You don't have the rights to do that on this resource.");
     expect(await bob.textContent("#error")).not.toContain("bearer");
@@ -313,8 +314,18 @@ describe("the demo app, two people in Chromium", () => {
     expect((await rosterOf(alice, "Red team")).map((m) => m.userId)).toEqual(["alice"]);
   }, 60_000);
 
-  test("the owner deletes a resource", async () => {
+  test("the owner deletes a resource, once she confirms", async () => {
     await open(alice, "Sunny album");
+    const asked: string[] = [];
+    alice.once("dialog", (dialog) => {
+      asked.push(dialog.message());
+      return dialog.dismiss();
+    });
+    await alice.click(action("delete"));
+    await alice.waitForSelector(`#status:has-text("Nothing was deleted: Sunny album is still here.")`);
+    expect(asked).toEqual(["Delete Sunny album and everything in it? This cannot be undone."]);
+    expect((await api(alice, "GET", `/v1/resources/${idOf("Sunny album")}`)).status).toBe(200);
+    alice.once("dialog", (dialog) => dialog.accept());
     await alice.click(action("delete"));
     await alice.waitForSelector(`#status:has-text("Deleted Sunny album.")`);
     await alice.waitForSelector("#resource", { state: "hidden" });

@@ -87,7 +87,7 @@ out.invited = await alice.resource(team.id).members.invite("sdk-bob");
 out.accepted = await bob.resource(team.id).members.accept();
 out.members = (await alice.resource(team.id).members.list()).map((m) => m.userId + ":" + m.role + ":" + m.state).sort();
 const album = await alice.resource.create("album", { name: "Node album " + Date.now(), visibility: "discoverable" });
-out.browsed = (await bob.resource.browse({ type: "album", query: "Node album" })).rows.some((row) => row.id === album.id);
+out.browsed = (await bob.resource.browse({ type: "album", query: "Node album" })).resources.some((row) => row.id === album.id);
 out.deleted = await alice.resource(album.id).delete();
 try { await bob.resource(team.id).delete(); } catch (error) { out.refused = { isGatewayError: error instanceof GatewayError, status: error.status, code: error.code }; }
 try { await createClient({ gatewayUrl: closedUrl, accessToken: "x" }).auth.getSession(); } catch (error) { out.network = { isGatewayError: error instanceof GatewayError, code: error.code }; }

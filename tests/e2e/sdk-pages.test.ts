@@ -15,6 +15,9 @@ import { freePort } from "../helpers/stack.ts";
 const CLIENT_ID = "examples-web";
 const pagesPort = freePort();
 const pagesUrl = `http://127.0.0.1:${pagesPort}`;
+/** The same pages from an origin the apps file does not register. */
+const strayPort = freePort();
+const strayUrl = `http://127.0.0.1:${strayPort}`;
 const redirectUris = [`${pagesUrl}/`, `${pagesUrl}/react`];
 const examples = join(REPO, "examples/sdk");
 
@@ -51,6 +54,7 @@ async function pageOf(html: string, script: string): Promise<Response> {
 
 let stack: Awaited<ReturnType<typeof startPageStack>>;
 let pages: ReturnType<typeof Bun.serve>;
+let stray: ReturnType<typeof Bun.serve>;
 let context: BrowserContext;
 
 beforeAll(async () => {
@@ -63,25 +67,24 @@ beforeAll(async () => {
     }),
   });
   const bundles = await bundleExamples(stack.url);
-  pages = Bun.serve({
-    port: pagesPort,
-    hostname: "127.0.0.1",
-    routes: {
-      "/": () => pageOf("browser.html", "browser.js"),
-      "/react": () => pageOf("react.html", "react.js"),
-      "/:script": (request) => {
-        const code = bundles.get(request.params.script);
-        return code
-          ? new Response(code, { headers: { "content-type": "text/javascript" } })
-          : new Response("not found", { status: 404 });
-      },
+  const routes = {
+    "/": () => pageOf("browser.html", "browser.js"),
+    "/react": () => pageOf("react.html", "react.js"),
+    "/:script": (request: Bun.BunRequest<"/:script">) => {
+      const code = bundles.get(request.params.script);
+      return code
+        ? new Response(code, { headers: { "content-type": "text/javascript" } })
+        : new Response("not found", { status: 404 });
     },
-  });
+  };
+  pages = Bun.serve({ port: pagesPort, hostname: "127.0.0.1", routes });
+  stray = Bun.serve({ port: strayPort, hostname: "127.0.0.1", routes });
   context = await launchBrowser();
 }, 60_000);
 afterAll(async () => {
   await context?.close();
   await pages?.stop(true);
+  await stray?.stop(true);
   await stack?.stop();
 }, 30_000);
 
@@ -156,6 +159,19 @@ describe("the README's page examples in Chromium", () => {
     await page.waitForSelector("#sign-in");
     expect(await page.$("#notice")).toBeNull(); // signing out yourself is not news
     expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  test("from an unregistered origin: origin_not_allowed naming the origin and where to add it, not 'could not be reached'", async () => {
+    const words = `does not accept calls from this page's origin, ${strayUrl}: add "${strayUrl}" to the "origins" of client "${CLIENT_ID}" in the apps file`;
+    const page = await context.newPage();
+    await page.goto(`${strayUrl}/`);
+    await page.click("#teams");
+    await page.waitForSelector(`#notice:has-text('${strayUrl}')`);
+    expect(await page.textContent("#notice")).toContain(words);
+    await page.goto(`${strayUrl}/react`);
+    await page.waitForSelector(`#notice:has-text('${strayUrl}')`);
+    expect(await page.textContent("#notice")).toContain(words);
     await page.close();
   }, 60_000);
 });

@@ -195,7 +195,7 @@ describe("resource", () => {
     });
     const page = await alice.resource.browse({ type: "album", query: "tri", limit: 1 });
     expect(page).toEqual({
-      rows: [expect.objectContaining({ id: album.id, memberCount: 1 })],
+      resources: [expect.objectContaining({ id: album.id, memberCount: 1 })],
       nextCursor: null,
     });
     expect(sent.filter((s) => s.method === "POST").every((s) => s.headers["x-service-csrf"] === "1")).toBe(
@@ -228,7 +228,7 @@ describe("resource", () => {
     expect(await carol.resource(team.id).members.leave()).toEqual({ ok: true });
     expect(await handle.members.remove("bob")).toEqual({ ok: true });
     const album = await alice.resource.create("album", { name: "Open" });
-    expect(await bob.resource(album.id).members.join()).toEqual({ ok: true, state: "active" });
+    expect(await bob.resource(album.id).members.join()).toEqual({ ok: true, state: "active", joined: true });
     await alice.resource(album.id).members.invite("carol");
     expect(await carol.resource(album.id).members.reject()).toEqual({ ok: true });
     expect(await handle.delete()).toEqual({ ok: true });

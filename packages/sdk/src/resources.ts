@@ -4,7 +4,6 @@
  */
 import type { Transport } from "./transport.ts";
 import type {
-  BrowseItem,
   BrowseOptions,
   BrowsePage,
   MemberEntry,
@@ -36,7 +35,8 @@ export function resourceHandle(transport: Transport, id: string) {
       accept: (userId?: string) =>
         post<{ ok: true; state: "active" }>("accept", userId === undefined ? {} : { userId }),
       reject: (userId?: string) => post<{ ok: true }>("reject", userId === undefined ? {} : { userId }),
-      join: () => post<{ ok: true; state: "active" }>("join"),
+      /** `joined` is false when the caller already was an active member (nothing changed). */
+      join: () => post<{ ok: true; state: "active"; joined: boolean }>("join"),
       leave: () => post<{ ok: true }>("leave"),
       setRole: (userId: string, role: Role) => post<{ ok: true; role: Role }>("setRole", { userId, role }),
       remove: (userId: string) => post<{ ok: true }>("remove", { userId }),
@@ -83,11 +83,7 @@ export function resourceApi(transport: Transport) {
       if (options.query) query.set("query", options.query);
       if (options.limit !== undefined) query.set("limit", String(options.limit));
       if (options.cursor) query.set("cursor", options.cursor);
-      const page = await transport.request<{ resources: BrowseItem[]; nextCursor: string | null }>(
-        "GET",
-        `/v1/resources/browse?${query}`,
-      );
-      return { rows: page.resources, nextCursor: page.nextCursor };
+      return transport.request<BrowsePage>("GET", `/v1/resources/browse?${query}`);
     },
     static: (type: string, slug: string) =>
       transport.request<ResourceView>(

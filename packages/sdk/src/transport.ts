@@ -7,11 +7,14 @@
  * and `auth.onChange` listeners hear it once. Token mode (`accessToken`): `Authorization: Bearer`, no
  * cookies, no CSRF header, no refresh. Cookie mode (`createServerClient`): the browser mode's calls from
  * an app server, the gateway's cookie forwarded from the incoming request by a `CookieJar`. Every
- * failure, a refusal, an unreachable gateway or a call past its time bound, is one `GatewayError`.
+ * failure, a refusal, an unreachable gateway or a call past its time bound, is one `GatewayError`; a
+ * browser call the gateway hid from the page because the page's origin is not registered is reported
+ * as `origin_not_allowed` naming that origin (origin-probe.ts), not as an unreachable gateway.
  */
 import { AuthState } from "./auth-state.ts";
 import type { ApiErrorCode, SessionEndReason } from "./codes.gen.ts";
 import type { CookieJar } from "./cookie-jar.ts";
+import { originRefusalMessage, refusedOrigin } from "./origin-probe.ts";
 import type { FetchInit, FetchLike, FetchResponse, TransportOptions } from "./types.ts";
 import { web } from "./web.ts";
 
@@ -153,6 +156,16 @@ export class Transport {
       const name = (error as { name?: unknown })?.name;
       if (name === "TimeoutError" || name === "AbortError")
         throw new GatewayError(0, "timeout", `The gateway did not answer within ${timeoutMs} ms.`);
+      const origin =
+        init.credentials === "include"
+          ? await refusedOrigin(this.fetchImpl, this.base, this.clientId, timeoutMs)
+          : undefined;
+      if (origin)
+        throw new GatewayError(
+          403,
+          "origin_not_allowed",
+          originRefusalMessage(this.base, origin, this.clientId),
+        );
       throw new GatewayError(0, "network_error", `The gateway at ${this.base} could not be reached.`);
     }
   }

@@ -56,8 +56,9 @@ export interface BrowseOptions {
   cursor?: string | null;
 }
 
+/** One page of `GET /v1/resources/browse`, with the HTTP answer's own field names. */
 export interface BrowsePage {
-  rows: BrowseItem[];
+  resources: BrowseItem[];
   nextCursor: string | null;
 }
 
@@ -76,7 +77,7 @@ export interface FetchInit {
   method: string;
   headers: Record<string, string>;
   body?: string;
-  credentials?: "include";
+  credentials?: "include" | "omit";
   /** An AbortSignal (typed loosely: the SDK declares no DOM type, and any fetch takes its own). */
   signal?: any;
 }

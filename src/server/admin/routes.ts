@@ -27,7 +27,7 @@ export function adminRoutes(gateway: Gateway) {
       .onRequest(({ request }) => {
         if (!token) throw new ApiError(503, "admin_disabled", "The admin API is disabled: set ADMIN_TOKEN.");
         const presented = /^Bearer\s+(.+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
-        if (!presented || !safeEqual(presented, token)) throw errors.unauthenticated();
+        if (!presented || !safeEqual(presented, token)) throw errors.adminUnauthenticated();
         noteCredential(request, "admin");
       })
       .get(

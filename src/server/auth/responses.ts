@@ -76,6 +76,24 @@ export const authDocs = {
     responses: { 200: json(SessionReport) },
     errors: [403, 503],
   }),
+  origin: operation({
+    operationId: "checkOrigin",
+    summary: "Whether the asking page's origin is registered for a client (readable from any origin)",
+    tags: ["auth"],
+    description:
+      "A page whose origin is not registered gets no CORS grant, so its calls fail like an unreachable gateway; this answer, which any origin may read and which takes no credential, tells it why. Without `client_id`: registered for any client.",
+    responses: {
+      200: json(
+        Shape({
+          origin: T.Union([T.String(), T.Null()], { description: "The request's Origin header." }),
+          allowed: T.Boolean({
+            description: "The origin may use that client's credentials (true without an Origin).",
+          }),
+        }),
+      ),
+    },
+    errors: [400],
+  }),
   authorize: operation({
     operationId: "authorize",
     summary: "Start signing in: the checked query, forwarded to the provider's authorization endpoint",

@@ -8,7 +8,7 @@ import { requireClient } from "../apps/clients.ts";
 import type { Gateway } from "../gateway.ts";
 import { requireCsrfOnPost } from "../http/csrf.ts";
 import { ApiError, errors } from "../http/errors.ts";
-import { checkOrigin } from "../http/origin.ts";
+import { checkOrigin, originReport } from "../http/origin.ts";
 import { noteCredential } from "../http/request-context.ts";
 import { idp } from "../idp/call.ts";
 import { IdTokenVerifier } from "../idp/id-tokens.ts";
@@ -61,6 +61,16 @@ export function authRoutes(gateway: Gateway) {
         return signedInView(found.row.userId);
       },
       { detail: docs.session },
+    )
+    .get(
+      "/auth/origin",
+      ({ request, query, set }) => {
+        const report = originReport(apps, request, query.client_id);
+        // Readable by any page (no credential involved): a refused page learns why it is refused.
+        if (!report.allowed) set.headers["access-control-allow-origin"] = "*";
+        return report;
+      },
+      { query: t.Object({ client_id: t.Optional(Str(200)) }), detail: docs.origin },
     )
 
     .get(

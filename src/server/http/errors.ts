@@ -103,6 +103,13 @@ export const errors = {
     new ApiError(431, "headers_too_large", "The request headers are larger than 12 KiB in total."),
   notFound: () => new ApiError(404, "not_found", "No such route."),
   unauthenticated: () => new ApiError(401, "unauthenticated", "Sign in or send a valid bearer token."),
+  /** The admin API has no sign-in: only the operator's token opens it. */
+  adminUnauthenticated: () =>
+    new ApiError(
+      401,
+      "unauthenticated",
+      "The admin API needs the operator's token: send Authorization: Bearer <ADMIN_TOKEN>, the value this gateway was started with.",
+    ),
   /** The account the call acts for has been deleted: final, so signing in again does not help. */
   accountDeleted: () =>
     new ApiError(

@@ -208,7 +208,7 @@ export function fastPath(gateway: Gateway): (request: Request, facts?: RequestFa
     const p = cachedPrincipal(gateway, request);
     if (!p || !budgets.takeNow(p.appId, p.clientId, p.userId)) return undefined;
     return membership.transition(p, id, { kind: change.kind }).then(
-      () => json(request, facts, change.route, selfChangeView(change.kind)),
+      (done) => json(request, facts, change.route, selfChangeView(change.kind, done)),
       (error: unknown) => refused(request, facts, change.route, error),
     );
   };

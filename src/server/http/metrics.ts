@@ -17,6 +17,7 @@ const STATIC_ROUTES = new Set([
   "/auth/refresh",
   "/auth/logout",
   "/auth/session",
+  "/auth/origin",
   "/auth/consent",
   "/auth/consent-request",
   "/auth/consent/accept",

@@ -5,6 +5,11 @@
  * browser signed in through app A, can neither read A's data nor act, refresh, sign in over or sign out
  * A's session. Requests without an Origin header (servers, top-level navigations, same-origin GETs) and
  * same-origin requests (the Origin's host is the Host the browser addressed) are not cross-origin.
+ *
+ * A refused page cannot read the refusal (no CORS grant), so to a page it looks like a gateway that
+ * could not be reached. `GET /auth/origin` lets it tell the two apart: any origin may read that answer
+ * (no credential is sent or used), and it says only whether the asking page's own origin is registered
+ * for a client, which that page learns anyway by being refused.
  */
 import type { AppRegistry } from "../apps/registry.ts";
 import { errors } from "./errors.ts";
@@ -21,4 +26,17 @@ function isSameOrigin(origin: string, request: Request): boolean {
   if (!host || !URL.canParse(origin)) return false;
   const url = new URL(origin);
   return (url.protocol === "http:" || url.protocol === "https:") && url.host === host.toLowerCase();
+}
+
+/** What `GET /auth/origin` answers: the asking page's origin and whether `clientId`'s app accepts it. */
+export function originReport(
+  apps: AppRegistry,
+  request: Request,
+  clientId: string | undefined,
+): { origin: string | null; allowed: boolean } {
+  const origin = request.headers.get("origin");
+  if (origin === null || isSameOrigin(origin, request)) return { origin, allowed: true };
+  if (clientId === undefined) return { origin, allowed: apps.isAllowedOrigin(origin) };
+  const lookup = apps.lookupClient(clientId);
+  return { origin, allowed: lookup !== undefined && apps.isOriginOfApp(origin, lookup.app.id) };
 }

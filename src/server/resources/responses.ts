@@ -91,7 +91,22 @@ export const resourceDocs = {
     { 200: json(Ok) },
     CHANGE,
   ),
-  join: doc("joinResource", "Join a public resource", { 200: json(State("active")) }, CHANGE),
+  join: doc(
+    "joinResource",
+    "Join a public resource",
+    {
+      200: json(
+        Shape({
+          ok: T.Literal(true),
+          state: T.Literal("active"),
+          joined: T.Boolean({
+            description: "False when the caller already was an active member: nothing changed.",
+          }),
+        }),
+      ),
+    },
+    CHANGE,
+  ),
   leave: doc("leaveResource", "Leave a resource", { 200: json(Ok) }, CHANGE),
   setRole: doc(
     "setMemberRole",

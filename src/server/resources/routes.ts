@@ -186,16 +186,14 @@ export function resourceRoutes(gateway: Gateway) {
       .post(
         "/:id/join",
         async ({ principal, params }) => {
-          await change(principal, params.id, { kind: "join" });
-          return selfChangeView("join");
+          return selfChangeView("join", await change(principal, params.id, { kind: "join" }));
         },
         { detail: docs.join },
       )
       .post(
         "/:id/leave",
         async ({ principal, params }) => {
-          await change(principal, params.id, { kind: "leave" });
-          return selfChangeView("leave");
+          return selfChangeView("leave", await change(principal, params.id, { kind: "leave" }));
         },
         { detail: docs.leave },
       )

@@ -120,6 +120,7 @@ export function rosterView(rows: RosterRow[]) {
 }
 
 /** What the caller's own join and leave answer (the routes and the fast path send the same). */
-export function selfChangeView(kind: "join" | "leave") {
-  return kind === "join" ? { ok: true, state: "active" } : { ok: true };
+/** A join's `joined` is false when the caller already was an active member (nothing changed). */
+export function selfChangeView(kind: "join" | "leave", change: { kind: string }) {
+  return kind === "join" ? { ok: true, state: "active", joined: change.kind !== "none" } : { ok: true };
 }
