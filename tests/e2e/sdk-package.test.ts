@@ -60,7 +60,7 @@ function token(user: string): string {
 test("the tarball is small and holds JavaScript and declarations only", () => {
   const size = statSync(tarball).size;
   console.log(`sdk tarball: ${tarball.split("/").at(-1)} ${(size / 1024).toFixed(1)} KB`);
-  expect(size).toBeLessThan(15 * 1024);
+  expect(size).toBeLessThan(17 * 1024); // 16.0 KB with the origin probe (issue 28)
   const listing = run(["tar", "-tzf", tarball], project).out.trim().split("\n").sort();
   expect(listing).toContain("package/dist/index.js");
   expect(listing).toContain("package/dist/index.d.ts");
