@@ -1,8 +1,8 @@
 // A page signing people in through the gateway: the browser client. Bundle it with any bundler.
 import { createClient, GatewayError } from "@session-gateway/sdk";
 
-const GATEWAY_URL = "http://127.0.0.1:8787"; // your gateway
-const CLIENT_ID = "demo-web"; // your app's OAuth client, with this page as a redirect URI
+const GATEWAY_URL = "http://localhost:8787"; // your gateway, on your page's host: the banner's gatewayUrl
+const CLIENT_ID = "local-3000"; // your app's client: `gateway dev --app http://localhost:3000` registers it
 
 const gateway = createClient({ gatewayUrl: GATEWAY_URL, clientId: CLIENT_ID });
 const show = (id: string, text: string) => {

@@ -4,8 +4,8 @@ import { GatewayProvider, SignedIn, SignedOut, useGateway, useSession } from "@s
 import { StrictMode, useState } from "react";
 import { createRoot } from "react-dom/client";
 
-const GATEWAY_URL = "http://127.0.0.1:8787"; // your gateway
-const CLIENT_ID = "demo-web"; // your app's OAuth client, with this page as a redirect URI
+const GATEWAY_URL = "http://localhost:8787"; // your gateway, on your page's host: the banner's gatewayUrl
+const CLIENT_ID = "local-3000"; // your app's client: `gateway dev --app http://localhost:3000` registers it
 
 const gateway = createClient({ gatewayUrl: GATEWAY_URL, clientId: CLIENT_ID });
 

@@ -33,8 +33,8 @@ async function bundleExamples(gatewayUrl: string): Promise<Map<string, string>> 
         setup(build) {
           build.onLoad({ filter: /examples\/sdk\/(browser|react)\.tsx?$/ }, async (args) => ({
             contents: (await Bun.file(args.path).text())
-              .replace('"http://127.0.0.1:8787"', JSON.stringify(gatewayUrl))
-              .replace('"demo-web"', JSON.stringify(CLIENT_ID)),
+              .replace('"http://localhost:8787"', JSON.stringify(gatewayUrl))
+              .replace('"local-3000"', JSON.stringify(CLIENT_ID)),
             loader: args.path.endsWith(".tsx") ? "tsx" : "ts",
           }));
         },

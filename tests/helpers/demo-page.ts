@@ -37,14 +37,16 @@ export function gatewayCall(
   gatewayUrl: string,
   method: string,
   path: string,
+  json?: unknown,
 ): Promise<{ status: number; body: any }> {
   return page.evaluate(
-    async ({ url, method }) => {
+    async ({ url, method, body }) => {
       const headers: Record<string, string> = method === "GET" ? {} : { "x-service-csrf": "1" };
-      const response = await fetch(url, { method, headers, credentials: "include" });
+      if (body !== undefined) headers["content-type"] = "application/json";
+      const response = await fetch(url, { method, headers, body, credentials: "include" });
       return { status: response.status, body: await response.json() };
     },
-    { url: `${gatewayUrl}${path}`, method },
+    { url: `${gatewayUrl}${path}`, method, body: json === undefined ? undefined : JSON.stringify(json) },
   );
 }
 

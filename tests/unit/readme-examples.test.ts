@@ -10,7 +10,7 @@ const root = join(import.meta.dir, "../..");
 const readme = readFileSync(join(root, "README.md"), "utf8");
 const blocks = [...readme.matchAll(/```\w*\n([\s\S]*?)```/g)].map((match) => match[1]);
 
-test.each(readdirSync(join(root, "examples/sdk")).filter((name) => /\.(ts|tsx|mjs)$/.test(name)))(
+test.each(readdirSync(join(root, "examples/sdk")).filter((name) => /\.(ts|tsx|mjs|html)$/.test(name)))(
   "examples/sdk/%s is in the README as it is",
   (name) => {
     const source = readFileSync(join(root, "examples/sdk", name), "utf8");
