@@ -205,7 +205,7 @@ describe("100 simultaneous joins of one discoverable resource", () => {
     const joiners = await sessions("joiner-", 100);
     const results = await Promise.all(joiners.map((h) => call(h, "POST", `/v1/resources/${id}/join`)));
     expect(tally(results)).toEqual({ 200: 100 });
-    for (const r of results) expect(r.body).toEqual({ ok: true, state: "active" });
+    for (const r of results) expect(r.body).toEqual({ ok: true, state: "active", joined: true });
 
     const view = await call(owner, "GET", `/v1/resources/${id}`);
     expect(view.status).toBe(200);

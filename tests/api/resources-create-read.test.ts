@@ -277,7 +277,7 @@ describe("GET /v1/resources/static and the _app resource", () => {
     const before = (await k.memberCount(id))!;
     const reply = await k.post("st-joiner", `/v1/resources/${id}/join`);
     expect(reply.status).toBe(200);
-    expect(reply.body).toEqual({ ok: true, state: "active" });
+    expect(reply.body).toEqual({ ok: true, state: "active", joined: true });
     expect(await k.member(id, "st-joiner")).toMatchObject({ role: "writer", state: "active" });
     expect((await k.get("st-joiner", "/v1/resources/static?type=feed&slug=global")).body.memberCount).toBe(
       before + 1,

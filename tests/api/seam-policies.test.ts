@@ -185,7 +185,7 @@ describe.each([
     expect((await depart(ctx, tag)).status).toBe(200);
     expect(await api(ctx.member, "POST", `/v1/resources/${ctx.id}/join`)).toEqual({
       status: 200,
-      body: { ok: true, state: "active" },
+      body: { ok: true, state: "active", joined: true },
     });
     const back = await linksOf(ctx.id);
     expect(byRow(back.links)).toEqual(byRow([...ownerLinks(ctx.ownerId), P1(ctx.memberId, false)]));
