@@ -24,10 +24,15 @@ export function el<K extends keyof HTMLElementTagNameMap>(
 }
 
 /** A button that runs `work` through `act`; `action` names it for tests (data-action). */
-export function actionButton(label: string, action: string, work: () => Promise<string>) {
+export function actionButton(
+  label: string,
+  action: string,
+  work: () => Promise<string | undefined>,
+  options: { repaint?: boolean } = {},
+) {
   const button = el("button", { text: label, data: { action } });
   button.type = "button";
-  button.onclick = () => act(button, work);
+  button.onclick = () => act(button, work, options);
   return button;
 }
 

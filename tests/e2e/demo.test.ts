@@ -347,8 +347,8 @@ describe("the demo app, two people in Chromium", () => {
     await bob.waitForSelector("#resource-membership:text-is('Your role here: admin.')");
     await bob.click(`${member("alice")} [data-action=remove]`);
     await expectError(bob, PANEL, "The owner's membership cannot be changed or removed.");
-    bob.once("dialog", (dialog) => dialog.accept());
     await bob.click(action("delete"));
+    await bob.click(action("confirm-delete"));
     await expectError(bob, PANEL, "You don't have the rights to do that on this resource.");
     expect(await bob.textContent(`${PANEL} > .error`)).not.toContain("bearer");
 
@@ -362,17 +362,22 @@ describe("the demo app, two people in Chromium", () => {
 
   test("the owner deletes a resource, once she confirms", async () => {
     await open(alice, "Sunny album");
-    const asked: string[] = [];
-    alice.once("dialog", (dialog) => {
-      asked.push(dialog.message());
-      return dialog.dismiss();
-    });
     await alice.click(action("delete"));
-    await said(alice, PANEL, "Nothing was deleted: Sunny album is still here.");
-    expect(asked).toEqual(["Delete Sunny album and everything in it? This cannot be undone."]);
+    // Asked in place of the buttons; nothing is deleted yet.
+    await alice.waitForSelector(
+      `#resource-actions:has-text("Delete Sunny album and everything in it? This cannot be undone.")`,
+    );
+    expect(await alice.$$eval("#resource-actions button", (b) => b.map((x) => x.dataset.action))).toEqual([
+      "confirm-delete",
+      "cancel-delete",
+    ]);
     expect((await api(alice, "GET", `/v1/resources/${idOf("Sunny album")}`)).status).toBe(200);
-    alice.once("dialog", (dialog) => dialog.accept());
+    await alice.click(action("cancel-delete"));
+    await said(alice, PANEL, "Nothing was deleted: Sunny album is still here.");
+    await alice.waitForSelector(action("leave"));
+    expect((await api(alice, "GET", `/v1/resources/${idOf("Sunny album")}`)).status).toBe(200);
     await alice.click(action("delete"));
+    await alice.click(action("confirm-delete"));
     await said(alice, PANEL, "Deleted Sunny album.");
     await alice.waitForSelector("#resource", { state: "hidden" });
     await alice.waitForSelector(`#mine ${row("Sunny album")}`, { state: "detached" });
