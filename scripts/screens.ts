@@ -3,7 +3,7 @@
  * It starts what `gateway dev` starts (the development provider and a gateway in development, with the
  * same apps, on free loopback ports and a throwaway database), plus a gateway with no provider for the
  * "not set up" page, then walks the pages like a person: landing, login, consent, signed in, and each
- * browser-facing error. Uses Debian's Chromium (CHROMIUM_PATH to change it); never downloads one.
+ * browser-facing error, then the demo app: a message in its card and the delete confirmation. Uses Debian's Chromium (CHROMIUM_PATH to change it); never downloads one.
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { startDevIdp } from "../src/devidp/index.ts";
 import { loadConfig } from "../src/server/config.ts";
+import { serveDemo } from "../src/server/demo.ts";
 import { DEMO_CLIENT_ID, DEV_CLIENT_NAMES, devApps } from "../src/server/dev-apps.ts";
 import { type RunningGateway, startGateway } from "../src/server/serve.ts";
 
@@ -63,7 +64,8 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), "sg-screens-"));
   const port = freePort();
   const url = `http://127.0.0.1:${port}`;
-  const demoUrl = `http://127.0.0.1:${freePort()}`;
+  const demoPort = freePort();
+  const demoUrl = `http://127.0.0.1:${demoPort}`;
   const apps = devApps(url, demoUrl);
   const adminApiKey = "screens-admin-key";
   const idp = await startDevIdp({
@@ -80,6 +82,7 @@ async function main(): Promise<void> {
   });
   const gateways: RunningGateway[] = [];
   let browser: Browser | undefined;
+  let demo: ReturnType<typeof serveDemo> | undefined;
   try {
     const env = { ADMIN_PORT: "0", COOKIE_SECURE: "false", SESSION_SECRET: "s".repeat(32) };
     gateways.push(
@@ -106,6 +109,7 @@ async function main(): Promise<void> {
       log: () => {},
     });
     gateways.push(bare);
+    demo = serveDemo({ port: demoPort, host: "127.0.0.1", gatewayUrl: url, clientId: DEMO_CLIENT_ID });
 
     browser = await chromium.launch({
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
@@ -150,8 +154,24 @@ async function main(): Promise<void> {
     await page.click("#signin:visible");
     await page.waitForSelector("h1:has-text('not set up')");
     await shoot(page, "error-no-issuer");
+
+    // The demo app (ada's gateway session from the landing page serves it too): an answer said in its
+    // card, then Delete's question.
+    await page.goto(`${demoUrl}/`);
+    await page.waitForSelector("body[data-state=signed-in]");
+    await page.fill("#name", "Holiday photos");
+    await page.click("#create button[type=submit]");
+    await page.waitForSelector("#creating > .done:has-text('Created Holiday photos')");
+    await shoot(page, "demo-message");
+    await page.click("[data-action=delete]");
+    await page.waitForSelector("[data-action=confirm-delete]");
+    await shoot(page, "demo-delete-confirmation");
+    await page.click("[data-action=cancel-delete]");
+    await page.waitForSelector("#resource-panel > .done:has-text('Nothing was deleted')");
+    await shoot(page, "demo-delete-kept");
   } finally {
     await browser?.close();
+    demo?.stop(true);
     for (const gateway of gateways) await gateway.stop();
     await idp.stop();
     rmSync(dataDir, { recursive: true, force: true });

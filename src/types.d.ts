@@ -2,3 +2,7 @@ declare module "*.sql" {
   const text: string;
   export default text;
 }
+declare module "*.css" {
+  const text: string;
+  export default text;
+}

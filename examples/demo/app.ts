@@ -12,9 +12,10 @@ import { $, act, complain, onActed, report } from "./ui.ts";
 const value = (id: string) => $<HTMLInputElement | HTMLSelectElement>(id).value.trim();
 
 function onSubmit(formId: string, work: () => Promise<unknown>, repaints = true) {
-  $<HTMLFormElement>(formId).onsubmit = (event) => {
+  const form = $<HTMLFormElement>(formId);
+  form.onsubmit = (event) => {
     event.preventDefault();
-    act(work, { repaint: repaints });
+    act(form, work, { repaint: repaints });
   };
 }
 
@@ -29,20 +30,26 @@ async function createResource(): Promise<string> {
   return `Created ${created.name} (${created.type}, ${VISIBILITY_WORDS[visibilityOf(created)]}).`;
 }
 
+/** A button of the page (not of a list) that runs `work` through `act`. */
+function onClick(id: string, work: () => Promise<unknown>, repaints = true) {
+  const button = $(id);
+  button.onclick = () => act(button, work, { repaint: repaints });
+}
+
 function wireControls(): void {
-  $("sign-in").onclick = () => act(() => gateway.auth.signIn(), { repaint: false });
-  $("sign-out").onclick = () => act(() => gateway.auth.signOut(), { repaint: false });
-  $("reload").onclick = () => act(async () => {});
+  onClick("sign-in", () => gateway.auth.signIn(), false);
+  onClick("sign-out", () => gateway.auth.signOut(), false);
+  onClick("reload", async () => {});
   onSubmit("create", createResource);
   onSubmit("browse-form", () => searchBrowse(value("browse-type"), value("browse-query")), false);
-  $("browse-next").onclick = () => act(nextBrowsePage, { repaint: false });
-  $("browse-first").onclick = () => act(firstBrowsePage, { repaint: false });
+  onClick("browse-next", nextBrowsePage, false);
+  onClick("browse-first", firstBrowsePage, false);
   onSubmit("open-form", () => openResource(value("open-id")), false);
   onSubmit("invite", inviteFromForm);
   // Every list's "Open" button (data-open holds the resource id).
   document.addEventListener("click", (event) => {
     const opener = (event.target as Element).closest<HTMLElement>("[data-open]");
-    if (opener?.dataset.open) act(() => openResource(opener.dataset.open!), { repaint: false });
+    if (opener?.dataset.open) act(opener, () => openResource(opener.dataset.open!), { repaint: false });
   });
 }
 
@@ -70,7 +77,7 @@ async function start(): Promise<void> {
     });
   }
   await checkSession().catch(report);
-  if (failedSignIn) complain(failedSignIn);
+  if (failedSignIn) complain($("session"), failedSignIn);
 }
 
 onActed({ repaint, sessionLost: confirmSessionLost });

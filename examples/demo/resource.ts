@@ -120,14 +120,7 @@ function myActions(resourceId: string, view: ResourceView | null, mine: Mine): H
         await members.leave();
         return `You left ${name}.`;
       }),
-      actionButton("Delete", "delete", async () => {
-        // As the TUI does: deleting takes the resource and everything linked to it, so it is asked first.
-        if (!window.confirm(`Delete ${name} and everything in it? This cannot be undone.`))
-          return `Nothing was deleted: ${name} is still here.`;
-        await gateway.resource(resourceId).delete();
-        closeResource();
-        return `Deleted ${name}.`;
-      }),
+      actionButton("Delete", "delete", async () => askToDelete(resourceId, name), { repaint: false }),
     ];
   const request = actionButton("Request to join", "request", async () => {
     await members.request();
@@ -139,6 +132,24 @@ function myActions(resourceId: string, view: ResourceView | null, mine: Mine): H
     return joined ? `You joined ${name}.` : `You already are a member of ${name}; nothing changed.`;
   });
   return [join, request];
+}
+
+/**
+ * As the TUI does: deleting takes the resource and everything linked to it, so the page asks first,
+ * in place of the buttons; only "Delete for good" deletes. Either answer repaints the buttons.
+ */
+async function askToDelete(resourceId: string, name: string): Promise<undefined> {
+  $("resource-actions").replaceChildren(
+    el("strong", { text: `Delete ${name} and everything in it? This cannot be undone.` }),
+    " ",
+    actionButton("Delete for good", "confirm-delete", async () => {
+      await gateway.resource(resourceId).delete();
+      closeResource();
+      return `Deleted ${name}.`;
+    }),
+    actionButton("Keep it", "cancel-delete", async () => `Nothing was deleted: ${name} is still here.`),
+  );
+  return undefined;
 }
 
 function rosterRow(resourceId: string, member: MemberEntry, mine: Mine): HTMLLIElement {

@@ -10,7 +10,7 @@ import type { SessionEndReason } from "../../packages/sdk/src/index.ts";
 import { gateway, viewer } from "./client.ts";
 import { clearLists, loadBrowse, loadLists } from "./lists.ts";
 import { closeResource, loadResource } from "./resource.ts";
-import { $, clearMessages, complain } from "./ui.ts";
+import { $, type Card, clearMessages, complain } from "./ui.ts";
 import { sessionWords } from "./words.ts";
 
 export const SESSION_CHECK_MS = 30_000;
@@ -24,11 +24,11 @@ export async function checkSession(): Promise<void> {
 
 /**
  * A call was refused as unauthenticated: ask the gateway. Gone: show nobody and why. Still there (the
- * call failed for another reason): say the call failed, and do not reload (it could fail the same way).
+ * call failed for another reason): say the call failed in its card, and do not reload (it could fail the same way).
  */
-export async function confirmSessionLost(error: unknown): Promise<void> {
+export async function confirmSessionLost(error: unknown, card: Card): Promise<void> {
   const session = await gateway.auth.getSession();
-  if (session.authenticated) complain(error);
+  if (session.authenticated) complain(card, error);
   else showNobody(session.reason ?? "no_session");
 }
 

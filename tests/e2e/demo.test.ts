@@ -78,7 +78,7 @@ async function create(page: Page, name: string, type: string, visibility = "") {
   await page.selectOption("#type", type);
   await page.selectOption("#visibility", visibility);
   await page.click("#create button[type=submit]");
-  await page.waitForSelector(`#status:has-text("Created ${name}")`);
+  await said(page, "#creating", `Created ${name}`);
   await page.waitForSelector(`#resource-name:text-is("${name}")`);
   ids[name] = (await page.getAttribute("#resource", "data-resource-id"))!;
   await page.waitForSelector(`#mine li[data-resource-id="${ids[name]}"]`);
@@ -101,11 +101,57 @@ const row = (name: string) => `li[data-resource-id="${idOf(name)}"]`;
 const member = (userId: string) => `#roster li[data-user-id="${userId}"]`;
 const action = (name: string) => `#resource-actions [data-action="${name}"]`;
 
-async function expectError(page: Page, words: string) {
-  await page.waitForSelector(`#error:has-text("${words}")`);
+/** The open resource's card: its actions, invite form and roster answer there. */
+const PANEL = "#resource-panel";
+
+/** What the page's cards say now: every non-empty success (done) or error line, as "#card: words". */
+function messages(page: Page, kind: "done" | "error") {
+  return page.$$eval(`section > .${kind}`, (lines) =>
+    lines.filter((l) => l.textContent).map((l) => `#${l.parentElement!.id}: ${l.textContent}`),
+  );
 }
 
+/** `words` are said in `card` (beside the control that caused them), and nowhere else on the page. */
+async function expectMessage(page: Page, kind: "done" | "error", card: string, words: string) {
+  await page.waitForSelector(`${card} > .${kind}:has-text("${words}")`);
+  expect(await messages(page, kind)).toEqual([`${card}: ${await page.textContent(`${card} > .${kind}`)}`]);
+  expect(await messages(page, kind === "done" ? "error" : "done")).toEqual([]);
+}
+
+const said = (page: Page, card: string, words: string) => expectMessage(page, "done", card, words);
+const expectError = (page: Page, card: string, words: string) => expectMessage(page, "error", card, words);
+
 describe("the demo app, two people in Chromium", () => {
+  test("the page wears the gateway pages' stylesheet, not the browser's defaults", async () => {
+    const page = await newPage();
+    /** What the shared stylesheet decides, as Chromium computed it on a page. */
+    const look = async (url: string) => {
+      await page.goto(url);
+      return page.evaluate(() => {
+        const style = (selector: string, ...names: string[]) => {
+          const computed = getComputedStyle(document.querySelector(selector)!);
+          return names.map((name) => computed.getPropertyValue(name));
+        };
+        return {
+          // (not font-family: the bundler spells out system-ui's fallbacks)
+          body: style("body", "background-color", "color", "font-size", "margin"),
+          brand: style(".brand", "text-transform", "color", "font-weight"),
+          card: style(".card", "background-color", "border-radius", "box-shadow", "padding-left"),
+          button: style("button.primary", "background-color", "color", "border-radius", "font-weight"),
+        };
+      });
+    };
+    const landing = await look(`${stack.url}/`);
+    const demo = await look(`${stack.demoUrl}/`);
+    expect(demo).toEqual(landing);
+    expect(demo.body[0]).toBe("rgb(243, 245, 249)"); // the pages' --bg, not the browser's white
+    // The stylesheet is the gateway's own file, bundled: not a copy kept in the demo.
+    const href = await page.getAttribute("link[rel=stylesheet]", "href");
+    const css = await (await fetch(new URL(href!, stack.demoUrl))).text();
+    expect(css).toContain("--accent:");
+    await page.context().close();
+  }, 60_000);
+
   test("each visibility is created through the app's types; my resources never lists _app", async () => {
     aliceCallback = await signIn(alice, "alice");
     await signIn(bob, "bob");
@@ -182,7 +228,7 @@ describe("the demo app, two people in Chromium", () => {
     await alice.fill("#invite-user", "bob");
     await alice.selectOption("#invite-role", "writer");
     await alice.click("#invite button[type=submit]");
-    await alice.waitForSelector(`#status:has-text("Invited bob as writer")`);
+    await said(alice, PANEL, "Invited bob as writer");
     await alice.waitForSelector(`${member("bob")}[data-state=invited][data-role=writer]`);
     expect(await rosterOf(alice, "Red team")).toContainEqual({
       userId: "bob",
@@ -193,7 +239,7 @@ describe("the demo app, two people in Chromium", () => {
     // Inviting again is refused, in words.
     await alice.fill("#invite-user", "bob");
     await alice.click("#invite button[type=submit]");
-    await expectError(alice, "already has an invite or a request waiting here");
+    await expectError(alice, PANEL, "already has an invite or a request waiting here");
 
     await open(alice, "Blue project");
     await alice.fill("#invite-user", "bob");
@@ -202,10 +248,10 @@ describe("the demo app, two people in Chromium", () => {
 
     await refreshUntil(bob, `#invites ${row("Blue project")}`);
     await bob.click(`#invites ${row("Red team")} [data-action=accept-invite]`);
-    await bob.waitForSelector(`#status:has-text("You joined Red team.")`);
+    await said(bob, "#waiting", "You joined Red team.");
     await bob.waitForSelector(`#mine ${row("Red team")}`);
     await bob.click(`#invites ${row("Blue project")} [data-action=reject-invite]`);
-    await bob.waitForSelector(`#status:has-text("You declined the invite to Blue project.")`);
+    await said(bob, "#waiting", "You declined the invite to Blue project.");
     await bob.waitForSelector(`#invites ${row("Blue project")}`, { state: "detached" });
 
     expect(await listOf(bob)).toContain(idOf("Red team"));
@@ -228,7 +274,7 @@ describe("the demo app, two people in Chromium", () => {
         "request",
       ]);
       await bob.click(action("request"));
-      await bob.waitForSelector(`#status:has-text("You asked to join")`);
+      await said(bob, PANEL, "You asked to join");
       await bob.waitForSelector(`#requests ${row(name)}`);
     }
     expect((await listOf(bob, "requested")).sort()).toEqual(
@@ -237,11 +283,11 @@ describe("the demo app, two people in Chromium", () => {
 
     await open(alice, "Blue project");
     await alice.click(`${member("bob")}[data-state=requested] [data-action=accept-request]`);
-    await alice.waitForSelector(`#status:has-text("bob is now a member.")`);
+    await said(alice, PANEL, "bob is now a member.");
     await alice.waitForSelector(`${member("bob")}[data-state=active]`);
     await open(alice, "Closed team");
     await alice.click(`${member("bob")}[data-state=requested] [data-action=reject-request]`);
-    await alice.waitForSelector(`#status:has-text("You turned down bob's request.")`);
+    await said(alice, PANEL, "You turned down bob's request.");
     await alice.waitForSelector(member("bob"), { state: "detached" });
 
     await refreshUntil(bob, `#mine ${row("Blue project")}`);
@@ -255,7 +301,7 @@ describe("the demo app, two people in Chromium", () => {
     await bob.fill("#browse-query", "Sunny");
     await bob.click("#browse-form button[type=submit]");
     await bob.click(`#browse ${row("Sunny album")} [data-action=join]`);
-    await bob.waitForSelector(`#status:has-text("You joined Sunny album.")`);
+    await said(bob, "#browsing", "You joined Sunny album.");
     await bob.waitForSelector(`#mine ${row("Sunny album")}`);
     await bob.waitForSelector(`#browse ${row("Sunny album")}:has-text("2 members")`);
     expect((await api(bob, "GET", `/v1/resources/${idOf("Sunny album")}`)).body.memberCount).toBe(2);
@@ -263,20 +309,20 @@ describe("the demo app, two people in Chromium", () => {
     await bob.click(`#mine ${row("Sunny album")} [data-open]`);
     await bob.waitForSelector(`${member("bob")}[data-state=active]`);
     await bob.click(action("leave"));
-    await bob.waitForSelector(`#status:has-text("You left Sunny album.")`);
+    await said(bob, PANEL, "You left Sunny album.");
     await bob.waitForSelector(`#mine ${row("Sunny album")}`, { state: "detached" });
     expect((await api(bob, "GET", `/v1/resources/${idOf("Sunny album")}`)).body.memberCount).toBe(1);
 
     // Unlisted: not in browse, but anyone with the id may join.
     await open(bob, "Secret board");
     await bob.click(action("join"));
-    await bob.waitForSelector(`#status:has-text("You joined Secret board.")`);
+    await said(bob, PANEL, "You joined Secret board.");
     await bob.waitForSelector(`#mine ${row("Secret board")}`);
     expect(await listOf(bob)).toContain(idOf("Secret board"));
 
     await open(alice, "Sunny album");
     await alice.click(action("leave"));
-    await expectError(alice, "The owner cannot leave; delete the resource instead.");
+    await expectError(alice, PANEL, "The owner cannot leave; delete the resource instead.");
     expect(await rosterOf(alice, "Sunny album")).toContainEqual({
       userId: "alice",
       role: "owner",
@@ -288,7 +334,7 @@ describe("the demo app, two people in Chromium", () => {
     await open(alice, "Red team");
     await alice.selectOption(`${member("bob")} select[data-field=role]`, "admin");
     await alice.click(`${member("bob")} [data-action=set-role]`);
-    await alice.waitForSelector(`#status:has-text("bob is now admin.")`);
+    await said(alice, PANEL, "bob is now admin.");
     await alice.waitForSelector(`${member("bob")}[data-role=admin]`);
     expect(await rosterOf(alice, "Red team")).toContainEqual({
       userId: "bob",
@@ -300,14 +346,14 @@ describe("the demo app, two people in Chromium", () => {
     await open(bob, "Red team");
     await bob.waitForSelector("#resource-membership:text-is('Your role here: admin.')");
     await bob.click(`${member("alice")} [data-action=remove]`);
-    await expectError(bob, "The owner's membership cannot be changed or removed.");
-    bob.once("dialog", (dialog) => dialog.accept());
+    await expectError(bob, PANEL, "The owner's membership cannot be changed or removed.");
     await bob.click(action("delete"));
-    await expectError(bob, "You don't have the rights to do that on this resource.");
-    expect(await bob.textContent("#error")).not.toContain("bearer");
+    await bob.click(action("confirm-delete"));
+    await expectError(bob, PANEL, "You don't have the rights to do that on this resource.");
+    expect(await bob.textContent(`${PANEL} > .error`)).not.toContain("bearer");
 
     await alice.click(`${member("bob")} [data-action=remove]`);
-    await alice.waitForSelector(`#status:has-text("Removed bob.")`);
+    await said(alice, PANEL, "Removed bob.");
     await alice.waitForSelector(member("bob"), { state: "detached" });
     await refreshUntil(bob, `#mine ${row("Red team")}`, "detached");
     expect(await listOf(bob)).not.toContain(idOf("Red team"));
@@ -316,18 +362,23 @@ describe("the demo app, two people in Chromium", () => {
 
   test("the owner deletes a resource, once she confirms", async () => {
     await open(alice, "Sunny album");
-    const asked: string[] = [];
-    alice.once("dialog", (dialog) => {
-      asked.push(dialog.message());
-      return dialog.dismiss();
-    });
     await alice.click(action("delete"));
-    await alice.waitForSelector(`#status:has-text("Nothing was deleted: Sunny album is still here.")`);
-    expect(asked).toEqual(["Delete Sunny album and everything in it? This cannot be undone."]);
+    // Asked in place of the buttons; nothing is deleted yet.
+    await alice.waitForSelector(
+      `#resource-actions:has-text("Delete Sunny album and everything in it? This cannot be undone.")`,
+    );
+    expect(await alice.$$eval("#resource-actions button", (b) => b.map((x) => x.dataset.action))).toEqual([
+      "confirm-delete",
+      "cancel-delete",
+    ]);
     expect((await api(alice, "GET", `/v1/resources/${idOf("Sunny album")}`)).status).toBe(200);
-    alice.once("dialog", (dialog) => dialog.accept());
+    await alice.click(action("cancel-delete"));
+    await said(alice, PANEL, "Nothing was deleted: Sunny album is still here.");
+    await alice.waitForSelector(action("leave"));
+    expect((await api(alice, "GET", `/v1/resources/${idOf("Sunny album")}`)).status).toBe(200);
     await alice.click(action("delete"));
-    await alice.waitForSelector(`#status:has-text("Deleted Sunny album.")`);
+    await alice.click(action("confirm-delete"));
+    await said(alice, PANEL, "Deleted Sunny album.");
     await alice.waitForSelector("#resource", { state: "hidden" });
     await alice.waitForSelector(`#mine ${row("Sunny album")}`, { state: "detached" });
     expect((await api(alice, "GET", `/v1/resources/${idOf("Sunny album")}`)).status).toBe(404);
@@ -386,14 +437,14 @@ describe("the demo app, two people in Chromium", () => {
       "#notice:text-is('An administrator ended your session. Sign in again to continue.')",
     );
     await expectNothingOf(carol, "carol");
-    expect(await carol.textContent("#error")).toBe("");
+    expect(await messages(carol, "error")).toEqual([]);
   }, 60_000);
 
   test("a replayed or refused sign-in redirect shows the real session and the error in words", async () => {
     // Signed out: replaying the used callback URL signs nobody in.
     await alice.goto(aliceCallback);
     await alice.waitForSelector("body[data-state=signed-out]");
-    await expectError(alice, "This sign-in link was already used");
+    await expectError(alice, "#session", "This sign-in link was already used");
     expect(new URL(alice.url()).search).toBe("");
     expect((await api(alice, "GET", "/auth/session")).body.authenticated).toBe(false);
 
@@ -401,7 +452,7 @@ describe("the demo app, two people in Chromium", () => {
     const again = await signIn(alice, "alice");
     await alice.goto(again);
     await alice.waitForSelector(`body[data-state=signed-in] #user:text-is("alice")`);
-    await expectError(alice, "This sign-in link was already used");
+    await expectError(alice, "#session", "This sign-in link was already used");
     await alice.waitForSelector(`#mine ${row("Red team")}`);
     expect((await api(alice, "GET", "/auth/session")).body).toEqual({
       authenticated: true,
@@ -411,9 +462,9 @@ describe("the demo app, two people in Chromium", () => {
     // The provider refused (the person declined): still signed in, told in words.
     await alice.goto(`${stack.demoUrl}/?error=access_denied&error_description=The+user+said+no`);
     await alice.waitForSelector(`body[data-state=signed-in] #user:text-is("alice")`);
-    await expectError(alice, "Sign-in was cancelled or refused at the identity provider.");
+    await expectError(alice, "#session", "Sign-in was cancelled or refused at the identity provider.");
     for (const page of [alice, bob])
-      expect(await page.textContent("#error")).not.toMatch(/bearer|state_mismatch/);
+      expect((await messages(page, "error")).join(" ")).not.toMatch(/bearer|state_mismatch/);
     expect(pageErrors).toEqual([]);
   }, 60_000);
 
@@ -461,5 +512,5 @@ async function expectNothingOf(page: Page, userId: string) {
     expect(await page.$$eval(`${list} > *`, (children) => children.length)).toBe(0);
   expect(await page.isHidden("#app")).toBe(true);
   expect(await page.isHidden("#resource")).toBe(true);
-  expect(await page.textContent("#status")).toBe("");
+  expect(await messages(page, "done")).toEqual([]);
 }

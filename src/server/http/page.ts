@@ -6,33 +6,10 @@
  * cached, and send no Referer (their URLs carry challenges and codes).
  */
 import { randomId } from "../lib/crypto.ts";
+/** The stylesheet, one file: the demo app (served from its own origin) links the same one. */
+import PAGE_STYLE from "./page.css" with { type: "text" };
 
-export const PAGE_STYLE = `:root{color-scheme:light;--ink:#1d2433;--muted:#5b6475;--line:#d9dee7;--accent:#1f5fd6;--bg:#f3f5f9;--bad:#b42318;--code:#eef1f6}
-*{box-sizing:border-box}
-body{margin:0;background:var(--bg);color:var(--ink);font:16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
-main{max-width:36rem;margin:3rem auto;padding:0 1rem}
-.brand{margin:0 0 .75rem;font-size:.8rem;font-weight:600;letter-spacing:.06em;text-transform:uppercase;color:var(--muted)}
-.card{background:#fff;border:1px solid var(--line);border-radius:10px;padding:1.5rem 1.75rem;box-shadow:0 1px 3px rgb(16 24 40/.06)}
-h1{margin:0 0 .75rem;font-size:1.45rem;line-height:1.25}
-p{margin:.6rem 0}
-a{color:var(--accent)}
-code{font:.88em ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--code);border-radius:4px;padding:.1em .35em;overflow-wrap:anywhere}
-.muted{color:var(--muted)}
-.small{font-size:.85rem}
-.error{color:var(--bad)}
-.error:empty{display:none}
-.warning{margin:0 0 1rem;padding:.6rem .8rem;background:#fff4cc;border:1px solid #d9a400;border-radius:6px}
-.actions{margin-top:1.25rem}
-button,.button{display:inline-block;margin:.25rem .5rem .25rem 0;padding:.5rem 1.2rem;font:inherit;font-weight:600;color:var(--ink);background:#fff;border:1px solid #b8c0cc;border-radius:6px;text-decoration:none;cursor:pointer}
-button.primary,.button.primary{color:#fff;background:var(--accent);border-color:var(--accent)}
-button:disabled{opacity:.6;cursor:default}
-input[type=text]{font:inherit;padding:.45rem .6rem;border:1px solid #b8c0cc;border-radius:6px;width:100%;margin:.25rem 0 .5rem}
-ul.list{list-style:none;margin:.5rem 0;padding:0}
-ul.list li{padding:.55rem 0;border-top:1px solid var(--line)}
-ul.list li:last-child{border-bottom:1px solid var(--line)}
-ul.list strong{display:block}
-footer{margin-top:1rem;font-size:.8rem;color:var(--muted)}
-[hidden]{display:none!important}`;
+export { PAGE_STYLE };
 
 export const escapeHtml = (text: string) =>
   text.replace(
