@@ -44,7 +44,7 @@ describe("the demo app in Chromium", () => {
     await page.fill("#name", "Holiday pictures");
     await page.selectOption("#type", "album");
     await page.click("#create button");
-    await page.waitForSelector("#status:has-text('Created Holiday pictures')");
+    await page.waitForSelector("#creating :text('Created Holiday pictures')"); // said beside its control
     await page.waitForSelector("#mine:has-text('Holiday pictures')"); // the list refreshes after the create
     expect(await page.textContent("#mine")).toContain("Holiday pictures");
 
