@@ -12,6 +12,7 @@
  * longer be able to read them through the API. The operator's export (no scope) has everything.
  */
 import type { Storage } from "../db/sql.ts";
+import type { EventRow } from "../events/log.ts";
 import type { UserExport } from "./model.ts";
 
 export type ExportedEvent = UserExport["events"][number];
@@ -44,14 +45,8 @@ export const EVENTS_PAGE_SQL = `SELECT e.id, e.type, e.actor, e.resource_id AS "
   LEFT JOIN resources r ON r.id = e.resource_id
   ORDER BY e.id LIMIT $3`;
 
-interface EventRow {
-  id: number;
-  type: string;
-  actor: string | null;
-  resourceId: string | null;
-  userId: string | null;
-  data: string | null;
-  at: number;
+/** An event with the app of its resource (null: no resource, or one deleted since). */
+interface AppEventRow extends EventRow {
   appId: string | null;
 }
 
@@ -69,7 +64,7 @@ export async function* exportEvents(
 ): AsyncGenerator<ExportedEvent[]> {
   let after = 0;
   for (;;) {
-    const rows = await storage.all<EventRow>(EVENTS_PAGE_SQL, [userId, after, EVENTS_PAGE]);
+    const rows = await storage.all<AppEventRow>(EVENTS_PAGE_SQL, [userId, after, EVENTS_PAGE]);
     if (rows.length === 0) return;
     after = Number(rows[rows.length - 1]!.id);
     const page: ExportedEvent[] = [];
@@ -93,7 +88,7 @@ export async function* exportEvents(
 }
 
 function inScope(
-  row: EventRow,
+  row: AppEventRow,
   data: unknown,
   sessionClients: ReadonlyMap<string, string>,
   scope: ExportScope,

@@ -3,7 +3,7 @@
  * newest first like browse. Plain prepared SQL over the same tables the services write.
  */
 import type { Param, Storage } from "../db/sql.ts";
-import { EVENTS_CHANNEL } from "../events/log.ts";
+import { EVENTS_CHANNEL, type EventRow } from "../events/log.ts";
 import { encodeCursor } from "../resources/views.ts";
 
 export type After = { createdAt: number; id: string } | undefined;
@@ -12,16 +12,6 @@ export type After = { createdAt: number; id: string } | undefined;
 export interface EventCursor {
   xid?: string;
   id: number;
-}
-
-interface EventRow {
-  id: number;
-  type: string;
-  actor: string | null;
-  resourceId: string | null;
-  userId: string | null;
-  data: string | null;
-  at: number;
 }
 
 const EVENT_COLUMNS = 'id, type, actor, resource_id AS "resourceId", user_id AS "userId", data, at';

@@ -41,3 +41,14 @@ export function appendEvent(tx: Tx, event: EventInput, at = Date.now()): void {
 
 /** The channel every event append notifies: the admin streams of every process listen to it. */
 export const EVENTS_CHANNEL = "gateway_events";
+
+/** An event row as the readers (the admin stream, the export) select it. */
+export interface EventRow {
+  id: number;
+  type: string;
+  actor: string | null;
+  resourceId: string | null;
+  userId: string | null;
+  data: string | null;
+  at: number;
+}
