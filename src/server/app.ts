@@ -36,9 +36,9 @@ export function buildPublicApp(gateway: Gateway, options: PublicAppOptions = {})
       .get(
         "/readyz",
         async ({ set }) => {
-          const worker = process.env.GATEWAY_WORKER;
+          const { worker } = gateway.config;
           const state = await readiness(gateway.storage, gateway.hydra);
-          const named = worker ? { worker: Number(worker) } : {};
+          const named = worker === undefined ? {} : { worker };
           if (state.ready) return { ready: true, checks: state.checks, ...named };
           set.status = 503;
           return { error: notReadyMessage(state), code: "not_ready", checks: state.checks, ...named };

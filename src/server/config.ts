@@ -1,7 +1,8 @@
 /**
  * The only reader of the environment. Everything is validated once at start-up;
  * a bad value throws a ConfigError whose message is one line naming the variable, and `main.ts`
- * prints it and exits 1. Nothing else in the program reads `process.env`.
+ * prints it and exits 1. Nothing else in the program reads `process.env` (`serve --workers` copies it
+ * to its workers, adding the two variables only it sets: GATEWAY_REUSE_PORT and GATEWAY_WORKER).
  */
 import { isPseudonymKey } from "./auth/keyring.ts";
 import type { Variable } from "./config-variables.ts";
@@ -19,6 +20,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Several processes share the ports (`serve --workers N` sets it for its workers). */
   reusePort: boolean;
+  /** This process's number among `serve --workers N`'s workers (named in /readyz and the logs). */
+  worker: number | undefined;
   databasePath: string;
   oidcIssuer: string | undefined;
   idpAdminUrl: string | undefined;
@@ -257,6 +260,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     // Set by `serve --workers N` for its workers, not by an operator.
     reusePort: env.GATEWAY_REUSE_PORT === "1",
+    worker: /^\d{1,3}$/.test(env.GATEWAY_WORKER ?? "") ? Number(env.GATEWAY_WORKER) : undefined,
     oidcIssuer,
     idpAdminUrl: url(env, "IDP_ADMIN_URL") ?? oidcIssuer,
     idpAdminApiKey: text(env, "IDP_ADMIN_API_KEY"),

@@ -8,12 +8,12 @@ import type { Config } from "./config.ts";
 import type { Logger } from "./lib/log.ts";
 import { startGateway } from "./serve.ts";
 
-export async function runServe(config: Config, log: Logger, worker: number | undefined): Promise<void> {
+export async function runServe(config: Config, log: Logger): Promise<void> {
   const running = await startGateway({ config, log });
   log("info", "listening", {
     publicUrl: running.publicUrl,
     adminUrl: running.adminUrl,
-    ...(worker ? { worker } : {}),
+    ...(config.worker === undefined ? {} : { worker: config.worker }),
     version,
   });
   if (!config.oidcIssuer)

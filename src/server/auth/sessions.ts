@@ -1,11 +1,14 @@
 /**
  * Browser sessions: sign-in (a row + a sealed cookie), resolution on every request, refresh, sign-out.
  *
+ * Lifetimes: a session ends `lifetimeMs` after sign-in (30 days), whatever its refreshes; its access
+ * token lasts what the provider grants (less the leeway below), and a refresh renews only the token.
+ *
  * Refresh is single-flight per (session, refresh token): concurrent refreshes from several tabs make
  * one provider call and all get its result. Hydra treats a reused refresh token as theft and revokes
  * the whole grant, so a rotated-away token never reaches the provider: the immediately previous one gets
- * the current session (within the 30 s grace, or while the current token was never presented, for at
- * most 10 minutes: a lost answer), and its cookies are never cleared. Resolving a cookie notes the first
+ * the current session (within the rotation grace, 30 s, or while the current token was never presented,
+ * for at most the lost-answer window, 10 minutes), and its cookies are never cleared. Resolving a cookie notes the first
  * request that presents a rotation's new token (refresh-grace.ts keeps the rule).
  *
  * Any other rotated-away token is theft, as Hydra sees it: a copy of the cookie was refreshed elsewhere
@@ -23,15 +26,15 @@ import { type CookieSealer, readSealedValues, type SessionCookie } from "./seal.
 import { endReasonOf, type SessionEndReason } from "./session-end.ts";
 import { isLive, type SessionRow, type SessionStore } from "./session-store.ts";
 
-/**
- * Expiry leeway: an access token counts as expired 30 s before the provider says (clock skew), or at
- * half its lifetime for tokens shorter than a minute (else a 20 s token would be born expired).
- */
 /** What `GET /auth/session` answers for a live session (the route and the fast path send the same). */
 export function signedInView(userId: string) {
   return { authenticated: true as const, user_id: userId };
 }
 
+/**
+ * Expiry leeway: an access token counts as expired 30 s before the provider says (clock skew), or at
+ * half its lifetime for tokens shorter than a minute (else a 20 s token would be born expired).
+ */
 export const EXPIRY_LEEWAY_MS = 30_000;
 
 export function accessExpiry(expiresInSeconds: number, now = Date.now()): number {

@@ -57,8 +57,7 @@ export const SERVE_COMMANDS: Command[] = [
           return runWorkers(workers, config);
         }
         const { runServe } = await import("../serve-command.ts");
-        const worker = process.env.GATEWAY_WORKER;
-        await runServe(config, createLogger(), worker ? Number(worker) : undefined);
+        await runServe(config, createLogger());
         return -1;
       }),
   },

@@ -1,8 +1,10 @@
 /**
- * The CSRF rule of /auth: every POST carries `X-Service-Csrf: 1`, else 403 `csrf_required`. A custom
- * header forces a CORS preflight, which only registered origins pass. It is checked where the route is
- * known (a transform hook of the route plugin, before the body is validated or anything runs), never by
- * re-parsing the URL, which a malformed Host header can make disagree with the router.
+ * The CSRF rule: a state-changing call that a cookie could authenticate carries `X-Service-Csrf: 1`,
+ * else 403 `csrf_required`. A custom header forces a CORS preflight, which only registered origins pass.
+ * Two places apply it: every POST of /auth (a transform hook of those route plugins, before the body is
+ * validated or anything runs) and, on /v1, a cookie-authenticated call whose method is not GET, HEAD or
+ * OPTIONS (principal.ts; a bearer token needs no header). Neither re-parses the URL, which a malformed
+ * Host header can make disagree with the router.
  */
 import { errors } from "./errors.ts";
 
