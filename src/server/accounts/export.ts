@@ -13,6 +13,7 @@
  * turn of the event loop between pages, and the document is written as it is read: no statement reads
  * all of a long history, and no step holds the event loop for long.
  */
+import { sessionsOfUser } from "../auth/session-reads.ts";
 import type { Storage } from "../db/sql.ts";
 import { requesterSeesDetails } from "../resources/access.ts";
 import { type ExportScope, exportEvents, parsed } from "./export-events.ts";
@@ -73,9 +74,7 @@ async function exportHead(
   };
   const [sessions, memberships, owned, invites, received, made, credits, links, retained] = await Promise.all(
     [
-      q(`SELECT id, client_id AS "clientId", created_at AS "createdAt", last_seen_at AS "lastSeenAt",
-           expires_at AS "expiresAt", ended_at AS "endedAt", end_reason AS "endReason"
-         FROM sessions WHERE user_id = $1 ORDER BY created_at, id`),
+      sessionsOfUser(storage, userId),
       q(
         `SELECT m.resource_id AS "resourceId", r.app_id AS "appId", r.type, r.name, r.visibility, m.role,
            m.state, m.invited_by AS "invitedBy", m.updated_at AS since

@@ -2,6 +2,9 @@
  * The operators' read models: lists for the admin API and the TUI, keyset-paginated
  * newest first like browse. Plain prepared SQL over the same tables the services write.
  */
+import { listLiveSessions, SESSION_USER_IDS } from "../auth/session-reads.ts";
+import { CREDIT_USER_IDS } from "../credits/ledger.ts";
+import { addSearch, containing, queryFilters as filters } from "../db/query-filters.ts";
 import type { Param, Storage } from "../db/sql.ts";
 import { EVENTS_CHANNEL, type EventRow } from "../events/log.ts";
 import { encodeCursor } from "../resources/views.ts";
@@ -59,46 +62,13 @@ function page<T extends { createdAt: number; id: string }>(rows: T[], limit: num
   return { rows: shown, nextCursor: rows.length > limit ? encodeCursor(shown[shown.length - 1]!) : null };
 }
 
-/**
- * Collects a query's optional filters: `add("type = ?", value)` numbers the placeholder after the
- * ones before it, so each combination of filters is its own statement (and uses its own index).
- */
-function filters(params: Param[]) {
-  const clauses: string[] = [];
-  return {
-    clauses,
-    add(clause: string, ...values: Param[]) {
-      let text = clause;
-      for (const value of values) {
-        params.push(value);
-        text = text.replace("?", `$${params.length}`);
-      }
-      clauses.push(text);
-    },
-    where: () => (clauses.length === 0 ? "" : `AND ${clauses.join(" AND ")}`),
-  };
-}
-
-/** A LIKE pattern for "contains `text`", case-insensitively: `%` and `_` match themselves. */
-const containing = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
-/** `search` as a case-insensitive substring of any of `columns` (ASCII case folding, as SQL's lower()). */
-function addSearch(f: ReturnType<typeof filters>, columns: string[], search: string | undefined): void {
-  if (!search) return;
-  const pattern = containing(search);
-  f.add(
-    `(${columns.map((c) => `lower(${c}) LIKE ? ESCAPE '\\'`).join(" OR ")})`,
-    ...columns.map(() => pattern),
-  );
-}
-
 export class AdminQueries {
   constructor(private readonly storage: Storage) {}
 
   async overview() {
     const one = async (sql: string) => Number((await this.storage.get<{ n: number }>(sql))?.n ?? 0);
     const [users, resources, invited, requested] = await Promise.all([
-      one("SELECT count(*) AS n FROM (SELECT user_id FROM sessions UNION SELECT user_id FROM credits) AS u"),
+      one(`SELECT count(*) AS n FROM (${SESSION_USER_IDS} UNION ${CREDIT_USER_IDS}) AS u`),
       one("SELECT count(*) AS n FROM resources"),
       one("SELECT count(*) AS n FROM members WHERE state = 'invited' AND state <> 'active'"),
       one("SELECT count(*) AS n FROM members WHERE state = 'requested' AND state <> 'active'"),
@@ -111,26 +81,7 @@ export class AdminQueries {
     limit: number,
     after?: After,
   ) {
-    const params: Param[] = [Date.now(), limit + 1];
-    const f = filters(params);
-    if (filter.userId !== undefined) f.add("user_id = ?", filter.userId);
-    if (filter.clientId !== undefined) f.add("client_id = ?", filter.clientId);
-    addSearch(f, ["id", "user_id", "client_id"], filter.query);
-    if (after) f.add("(created_at, id) < (?, ?)", after.createdAt, after.id);
-    const rows = await this.storage.all<{
-      id: string;
-      userId: string;
-      clientId: string;
-      createdAt: number;
-      lastSeenAt: number;
-      expiresAt: number;
-    }>(
-      `SELECT id, user_id AS "userId", client_id AS "clientId", created_at AS "createdAt",
-         last_seen_at AS "lastSeenAt", expires_at AS "expiresAt"
-       FROM sessions WHERE ended_at IS NULL AND expires_at > $1 ${f.where()}
-       ORDER BY created_at DESC, id DESC LIMIT $2`,
-      params,
-    );
+    const rows = await listLiveSessions(this.storage, filter, limit + 1, after);
     const { rows: shown, nextCursor } = page(rows, limit);
     return {
       sessions: shown.map((s) => ({

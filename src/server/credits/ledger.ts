@@ -76,3 +76,6 @@ export async function balanceMicros(storage: Storage, userId: string): Promise<n
   );
   return Number(row?.total ?? 0);
 }
+
+/** The user ids that have a ledger row, as a subquery (a statement counting known users unions it). */
+export const CREDIT_USER_IDS = "SELECT user_id FROM credits";
