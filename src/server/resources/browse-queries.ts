@@ -3,7 +3,16 @@
  * asked (see `browseResources`). store.ts caches their answers.
  */
 import type { Param, Storage } from "../db/sql.ts";
-import type { BrowseQuery, BrowseRow } from "./store.ts";
+import type { BrowseRow } from "./rows.ts";
+
+export interface BrowseQuery {
+  appId: string;
+  type?: string;
+  /** Case-insensitive substring of the name. */
+  query?: string;
+  limit: number;
+  after?: { createdAt: number; id: string };
+}
 
 /** How many index rows a LIKE walk may visit before browse switches to the FTS index. */
 export const LIKE_WINDOW = 1000;
