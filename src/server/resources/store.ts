@@ -185,21 +185,7 @@ export class ResourceStore {
     return row?.n ?? 0;
   }
 
-  /**
-   * Keyset page of discoverable resources, newest first, along the (app, [type,] discoverable,
-   * created_at, id) index. With a name `query` the cost depends on how common the term is.
-   *
-   * PostgreSQL: one LIKE over `name_fold`, served by its pg_trgm GIN index when the term is rare.
-   *
-   * SQLite: first walk at most LIKE_WINDOW index rows with LIKE (a common term fills the page at once);
-   * if that does not fill the page, the term is rare, and the FTS5 trigram index finds its few rows
-   * directly (cost grows with the number of matches, not the table). A query shorter than 3 characters
-   * counted in code points (what the trigram tokenizer counts; `😀a` is 2 of them in 3 UTF-16 units)
-   * can never match the trigram index: the LIKE walk alone answers it. The two matchers fold case
-   * differently (JavaScript's toLowerCase for `name_fold`, SQLite's own folding for FTS5), so the FTS
-   * rows never replace what the walk found: both are merged, newest first by (created_at, id), without
-   * duplicates, cut to the limit.
-   */
+  /** A keyset page of discoverable resources, newest first (browse-queries.ts); from memory while nothing changed. */
   async browse(query: BrowseQuery): Promise<BrowseRow[]> {
     const usable = this.cache.usable(undefined);
     const key = usable ? pageKey(query) : "";
