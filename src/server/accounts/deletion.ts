@@ -21,19 +21,28 @@
  * told why its session ended.
  */
 import { forgetUserShares } from "../apps/budget-windows.ts";
+import { countSessionsOf } from "../auth/session-reads.ts";
 import type { SessionRow, SessionStore } from "../auth/session-store.ts";
 import type { SessionService } from "../auth/sessions.ts";
+import { countCreditsOf, renameLedgerUser } from "../credits/ledger.ts";
 import type { DataSeam } from "../data/seam.ts";
 import type { Storage, Tx } from "../db/sql.ts";
-import { appendEvent } from "../events/log.ts";
+import { appendEvent, countEventsAbout, renameEventUser } from "../events/log.ts";
 import { ApiError } from "../http/errors.ts";
 import type { KratosAdmin } from "../idp/kratos-admin.ts";
 import type { Logger } from "../lib/log.ts";
+import { countLinkRowsOf } from "../resources/link-rows.ts";
 import type { MembershipService } from "../resources/service.ts";
 import type { ResourceRow } from "../resources/store.ts";
+import {
+  membershipsOfUser,
+  pendingInvitesBy,
+  resourcesOwnedBy,
+  successionCandidates,
+} from "../resources/user-rows.ts";
 import type { DeletionReport } from "./model.ts";
 import { DeletedUsers } from "./pseudonym.ts";
-import { type Candidate, successorOf } from "./rules.ts";
+import { successorOf } from "./rules.ts";
 
 export interface AccountDeletionParts {
   storage: Storage;
@@ -89,37 +98,18 @@ export class AccountDeletion {
     const by = actor === "self" ? pseudonym : "admin";
     const now = Date.now();
     const [memberships, owned, invitesSent, offers, other] = await Promise.all([
-      tx.all<{ resourceId: string; state: string }>(
-        `SELECT resource_id AS "resourceId", state FROM members WHERE user_id = $1`,
-        [userId],
-      ),
-      tx.all<{ id: string }>("SELECT id FROM resources WHERE owner_kind = 'user' AND owner_id = $1", [
-        userId,
-      ]),
-      tx.all<{ resourceId: string; userId: string }>(
-        `SELECT resource_id AS "resourceId", user_id AS "userId" FROM members
-         WHERE invited_by = $1 AND state = 'invited' ORDER BY resource_id, user_id`,
-        [userId],
-      ),
-      tx.all<{ resourceId: string; userId: string }>(
-        `SELECT resource_id AS "resourceId", user_id AS "userId" FROM ownership_offers
-         WHERE user_id = $1 OR offered_by = $1`,
-        [userId],
-      ),
-      tx.get<{ n: number }>(
-        `SELECT (SELECT count(*) FROM sessions WHERE user_id = $1) + (SELECT count(*) FROM credits WHERE user_id = $1)
-           + (SELECT count(*) FROM resource_links WHERE contributor_id = $1)
-           + (SELECT count(*) FROM retained_rows WHERE from_user_id = $1)
-           + (SELECT count(*) FROM events WHERE user_id = $1 OR actor = $1) AS n`,
-        [userId],
-      ),
+      membershipsOfUser(tx, userId),
+      resourcesOwnedBy(tx, userId),
+      pendingInvitesBy(tx, userId),
+      store.offers.listInvolving(tx, userId),
+      heldElsewhere(tx, userId),
     ]);
     const touched = [
       ...new Set(
         [...memberships, ...invitesSent, ...offers].map((r) => r.resourceId).concat(owned.map((r) => r.id)),
       ),
     ].sort();
-    if (touched.length === 0 && Number(other?.n ?? 0) === 0)
+    if (touched.length === 0 && other === 0)
       throw new ApiError(404, "not_found", "This service holds nothing about that user.");
     // One order for every deletion: two of them never wait on each other's resource locks.
     const locked = await Promise.all(touched.map((id) => store.lockResource(id, tx)));
@@ -130,14 +120,7 @@ export class AccountDeletion {
     const gone = new Set<string>();
     for (const resource of resources.values()) {
       if (resource.ownerKind !== "user" || resource.ownerId !== userId) continue;
-      const candidates = await tx.all<Candidate>(
-        `SELECT user_id AS "userId", role, state, created_at AS since FROM members WHERE resource_id = $1`,
-        [resource.id],
-      );
-      const heir = successorOf(
-        candidates.map((c) => ({ ...c, since: Number(c.since) })),
-        userId,
-      );
+      const heir = successorOf(await successionCandidates(tx, resource.id), userId);
       if (heir === undefined) {
         gone.add(resource.id);
         continue;
@@ -190,7 +173,7 @@ export class AccountDeletion {
         data: { reason: "deleted" },
       });
     }
-    tx.write("DELETE FROM ownership_offers WHERE user_id = $1 OR offered_by = $1", [userId]);
+    store.offers.deleteInvolving(tx, userId);
     forgetUserShares(tx, userId);
 
     const sharedTables = await seam.applyOwnerDeletion(tx, userId, pseudonym, gone, now);
@@ -213,7 +196,7 @@ export class AccountDeletion {
         userId: pseudonym,
         data: { sessionId: row.id, clientId: row.clientId, reason: "deleted" },
       });
-    this.pseudonymize(tx, userId, pseudonym);
+    await this.pseudonymize(tx, userId, pseudonym);
 
     const stored: Stored = {
       pseudonym,
@@ -225,29 +208,17 @@ export class AccountDeletion {
       sessionsEnded: ended.length,
       sharedTables,
     };
-    tx.write("INSERT INTO deleted_users (pseudonym, deleted_at, report) VALUES ($1, $2, $3)", [
-      pseudonym,
-      now,
-      JSON.stringify(stored),
-    ]);
+    deleted.record(tx, pseudonym, now, JSON.stringify(stored));
     appendEvent(tx, { type: "user.deleted", actor: by, userId: pseudonym, data: stored });
     return { report: { userId, deletedNow: true, ...stored }, ended };
   }
 
   /** What keeps a record of the user keeps the pseudonym instead: the ledger, the audit log, accepted invites. */
-  private pseudonymize(tx: Tx, userId: string, pseudonym: string): void {
-    const quoted = JSON.stringify(userId);
-    const like = `%${quoted.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    tx.write("UPDATE credits SET user_id = $2 WHERE user_id = $1", [userId, pseudonym]);
-    tx.write("UPDATE members SET invited_by = $2 WHERE invited_by = $1", [userId, pseudonym]);
-    tx.write("UPDATE events SET user_id = $2 WHERE user_id = $1", [userId, pseudonym]);
-    tx.write("UPDATE events SET actor = $2 WHERE actor = $1", [userId, pseudonym]);
-    // Ids inside event data (`previousOwner`, `replaces`, …) are JSON strings: replaced as such.
-    tx.write("UPDATE events SET data = replace(data, $1, $2) WHERE data LIKE $3 ESCAPE '\\'", [
-      quoted,
-      JSON.stringify(pseudonym),
-      like,
-    ]);
+  private async pseudonymize(tx: Tx, userId: string, pseudonym: string): Promise<void> {
+    renameLedgerUser(tx, userId, pseudonym);
+    // Through the membership store: the rows it renames leave its cache once this commits.
+    await this.parts.membership.store.renameInviter(tx, userId, pseudonym);
+    renameEventUser(tx, userId, pseudonym);
   }
 
   /** Best effort, after the commit: revoke the sessions' refresh tokens, delete the Kratos identity. */
@@ -262,4 +233,15 @@ export class AccountDeletion {
       log("warn", "a deleted account's follow-up failed", { error: String(error) });
     }
   }
+}
+
+/** How many rows outside memberships, ownership and offers name the user (sessions, ledger, links, events). */
+async function heldElsewhere(tx: Tx, userId: string): Promise<number> {
+  const counts = await Promise.all([
+    countSessionsOf(tx, userId),
+    countCreditsOf(tx, userId),
+    countLinkRowsOf(tx, userId),
+    countEventsAbout(tx, userId),
+  ]);
+  return counts.reduce((sum, n) => sum + n, 0);
 }

@@ -12,7 +12,7 @@
  * longer be able to read them through the API. The operator's export (no scope) has everything.
  */
 import type { Storage } from "../db/sql.ts";
-import type { EventRow } from "../events/log.ts";
+import { type AppEventRow, userEventsPage } from "../events/reads.ts";
 import type { UserExport } from "./model.ts";
 
 export type ExportedEvent = UserExport["events"][number];
@@ -30,26 +30,6 @@ export const EVENTS_PAGE = 500;
 /** Keys of event data that hold another user's id. */
 const USER_ID_KEYS = ["previousOwner", "replaces", "from"];
 
-/**
- * One page: the next PAGE events by subject and the next PAGE by actor (each an index range scan in
- * id order), merged; an event that names the user both ways comes once.
- */
-export const EVENTS_PAGE_SQL = `SELECT e.id, e.type, e.actor, e.resource_id AS "resourceId", e.user_id AS "userId",
-    e.data, e.at, r.app_id AS "appId"
-  FROM (
-    SELECT id FROM (SELECT id FROM events WHERE user_id = $1 AND id > $2 ORDER BY id LIMIT $3) AS by_subject
-    UNION
-    SELECT id FROM (SELECT id FROM events WHERE actor = $1 AND id > $2 ORDER BY id LIMIT $3) AS by_actor
-  ) AS page
-  JOIN events e ON e.id = page.id
-  LEFT JOIN resources r ON r.id = e.resource_id
-  ORDER BY e.id LIMIT $3`;
-
-/** An event with the app of its resource (null: no resource, or one deleted since). */
-interface AppEventRow extends EventRow {
-  appId: string | null;
-}
-
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
@@ -64,7 +44,7 @@ export async function* exportEvents(
 ): AsyncGenerator<ExportedEvent[]> {
   let after = 0;
   for (;;) {
-    const rows = await storage.all<AppEventRow>(EVENTS_PAGE_SQL, [userId, after, EVENTS_PAGE]);
+    const rows = await userEventsPage(storage, userId, after, EVENTS_PAGE);
     if (rows.length === 0) return;
     after = Number(rows[rows.length - 1]!.id);
     const page: ExportedEvent[] = [];

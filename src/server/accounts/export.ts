@@ -13,8 +13,19 @@
  * turn of the event loop between pages, and the document is written as it is read: no statement reads
  * all of a long history, and no step holds the event loop for long.
  */
+import { sessionsOfUser } from "../auth/session-reads.ts";
+import { ledgerOf } from "../credits/ledger.ts";
 import type { Storage } from "../db/sql.ts";
 import { requesterSeesDetails } from "../resources/access.ts";
+import {
+  exportedInvites,
+  exportedLinks,
+  exportedMemberships,
+  exportedOffersMade,
+  exportedOffersReceived,
+  exportedOwned,
+  exportedRetained,
+} from "../resources/user-rows.ts";
 import { type ExportScope, exportEvents, parsed } from "./export-events.ts";
 import type { UserExport } from "./model.ts";
 
@@ -63,75 +74,18 @@ async function exportHead(
   userId: string,
   scope: ExportScope | undefined,
 ): Promise<{ head: Head; sessionClients: Map<string, string> }> {
-  /** `appFilter` replaces `$APP` in the user's own export (`$2` is the caller's app). */
-  const q = (text: string, appFilter?: string) => {
-    const scoped = scope !== undefined && appFilter !== undefined;
-    return storage.all<Row>(
-      text.replace("$APP", scoped ? appFilter : ""),
-      scoped ? [userId, scope.appId] : [userId],
-    );
-  };
+  const appId = scope?.appId;
   const [sessions, memberships, owned, invites, received, made, credits, links, retained] = await Promise.all(
     [
-      q(`SELECT id, client_id AS "clientId", created_at AS "createdAt", last_seen_at AS "lastSeenAt",
-           expires_at AS "expiresAt", ended_at AS "endedAt", end_reason AS "endReason"
-         FROM sessions WHERE user_id = $1 ORDER BY created_at, id`),
-      q(
-        `SELECT m.resource_id AS "resourceId", r.app_id AS "appId", r.type, r.name, r.visibility, m.role,
-           m.state, m.invited_by AS "invitedBy", m.updated_at AS since
-         FROM members m JOIN resources r ON r.id = m.resource_id WHERE m.user_id = $1 $APP
-         ORDER BY m.created_at, m.resource_id`,
-        "AND m.app_id = $2",
-      ),
-      // The owner always holds an active owner row: read through the user's memberships.
-      q(
-        `SELECT r.id, r.app_id AS "appId", r.type, r.name, r.member_count AS "memberCount",
-           r.created_at AS "createdAt"
-         FROM members m JOIN resources r ON r.id = m.resource_id
-         WHERE m.user_id = $1 AND m.role = 'owner' AND r.owner_kind = 'user' AND r.owner_id = $1 $APP
-         ORDER BY r.created_at, r.id`,
-        "AND m.app_id = $2",
-      ),
-      q(
-        `SELECT resource_id AS "resourceId", user_id AS "userId", role, created_at AS "createdAt"
-         FROM members WHERE invited_by = $1 AND state = 'invited' $APP
-         ORDER BY created_at, resource_id, user_id`,
-        "AND app_id = $2",
-      ),
-      q(
-        // CROSS JOIN: SQLite then reads the offers by user first (ownership_offers_user), never the
-        // app's resources one by one; to PostgreSQL it is the same inner join.
-        `SELECT o.resource_id AS "resourceId", o.offered_by AS "offeredBy", o.created_at AS "createdAt"
-         FROM ownership_offers o CROSS JOIN resources r WHERE r.id = o.resource_id AND o.user_id = $1 $APP
-         ORDER BY o.created_at, o.resource_id`,
-        "AND r.app_id = $2",
-      ),
-      q(
-        // Through the user's owner memberships (members_user), as resourcesOwned: resources have no
-        // index by owner, and a scan of every resource would hold up the event loop on SQLite.
-        `SELECT o.resource_id AS "resourceId", o.user_id AS "userId", o.created_at AS "createdAt"
-         FROM members m JOIN resources r ON r.id = m.resource_id
-         JOIN ownership_offers o ON o.resource_id = m.resource_id
-         WHERE m.user_id = $1 AND m.role = 'owner' AND r.owner_kind = 'user' AND r.owner_id = $1 $APP
-         ORDER BY o.created_at, o.resource_id`,
-        "AND r.app_id = $2",
-      ),
-      q(`SELECT kind, amount_micros AS "amountMicros", created_at AS "createdAt" FROM credits
-         WHERE user_id = $1 ORDER BY id`),
-      q(
-        `SELECT l.resource_id AS "resourceId", l.table_name AS "table", l.row_id AS "rowId", l.hidden, l.data,
-           l.created_at AS "createdAt"
-         FROM resource_links l JOIN resources r ON r.id = l.resource_id WHERE l.contributor_id = $1 $APP
-         ORDER BY l.resource_id, l.table_name, l.created_at, l.row_id`,
-        "AND r.app_id = $2",
-      ),
-      q(
-        `SELECT t.resource_id AS "resourceId", t.table_name AS "table", t.row_id AS "rowId", t.data,
-           t.created_at AS "createdAt"
-         FROM retained_rows t JOIN resources r ON r.id = t.resource_id WHERE t.from_user_id = $1 $APP
-         ORDER BY t.id`,
-        "AND r.app_id = $2",
-      ),
+      sessionsOfUser(storage, userId),
+      exportedMemberships(storage, userId, appId),
+      exportedOwned(storage, userId, appId),
+      exportedInvites(storage, userId, appId),
+      exportedOffersReceived(storage, userId, appId),
+      exportedOffersMade(storage, userId, appId),
+      ledgerOf(storage, userId),
+      exportedLinks(storage, userId, appId),
+      exportedRetained(storage, userId, appId),
     ],
   );
   const sessionClients = new Map(sessions.map((s) => [s.id as string, s.clientId as string]));

@@ -121,6 +121,15 @@ export class DeletedUsers {
     return hit && names.find((n) => n.name === hit.pseudonym)?.id;
   }
 
+  /** Records a deletion (inside its transaction): the pseudonym, when, and the report a repeat answers. */
+  record(tx: Tx, pseudonym: string, deletedAt: number, report: string): void {
+    tx.write("INSERT INTO deleted_users (pseudonym, deleted_at, report) VALUES ($1, $2, $3)", [
+      pseudonym,
+      deletedAt,
+      report,
+    ]);
+  }
+
   /** The stored report of a deleted user, if this user id was deleted. */
   async find(
     tx: Pick<Tx, "get">,

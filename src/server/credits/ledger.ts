@@ -8,7 +8,7 @@
  * later grant would find no welcome row and credit the same person twice.
  */
 import type { DeletedUsers } from "../accounts/pseudonym.ts";
-import type { Storage, TransactionOptions, Tx } from "../db/sql.ts";
+import type { Sql, Storage, TransactionOptions, Tx } from "../db/sql.ts";
 import { appendEvent } from "../events/log.ts";
 
 /** Inserts the welcome credit unless the user has one; call inside a write transaction. True when inserted. */
@@ -76,3 +76,26 @@ export async function balanceMicros(storage: Storage, userId: string): Promise<n
   );
   return Number(row?.total ?? 0);
 }
+
+/** The user's ledger, oldest movement first (the export). */
+export function ledgerOf(sql: Sql, userId: string) {
+  return sql.all<{ kind: string; amountMicros: number; createdAt: number }>(
+    `SELECT kind, amount_micros AS "amountMicros", created_at AS "createdAt" FROM credits
+     WHERE user_id = $1 ORDER BY id`,
+    [userId],
+  );
+}
+
+/** How many ledger rows name the user. */
+export async function countCreditsOf(sql: Sql, userId: string): Promise<number> {
+  const row = await sql.get<{ n: number }>("SELECT count(*) AS n FROM credits WHERE user_id = $1", [userId]);
+  return Number(row?.n ?? 0);
+}
+
+/** An account deletion: the user's ledger rows name the pseudonym instead (inside its transaction). */
+export function renameLedgerUser(tx: Tx, userId: string, pseudonym: string): void {
+  tx.write("UPDATE credits SET user_id = $2 WHERE user_id = $1", [userId, pseudonym]);
+}
+
+/** The user ids that have a ledger row, as a subquery (a statement counting known users unions it). */
+export const CREDIT_USER_IDS = "SELECT user_id FROM credits";

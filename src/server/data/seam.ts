@@ -1,6 +1,6 @@
 /**
  * The data seam. Rows and their data belong to the separate database API; this module
- * keeps what membership needs: which rows are linked into which resource by which member, and the
+ * decides what membership needs (its rows are stored by resources/link-rows.ts): which rows are linked into which resource by which member, and the
  * resource-owned copies that `retain` makes. Every function that changes something runs inside the
  * caller's write transaction, so a write and its auto-join, or a leave and its policy, commit together.
  *
@@ -19,6 +19,20 @@
 import type { AppRegistry } from "../apps/registry.ts";
 import type { Storage, Tx } from "../db/sql.ts";
 import { ApiError } from "../http/errors.ts";
+import {
+  deleteLink,
+  dropLink,
+  hideLink,
+  insertRetained,
+  linkContributor,
+  linkedRowsOf,
+  linksOfContributor,
+  renameRetainedSource,
+  tombstoneLink,
+  unhideLinksOf,
+  upsertLink,
+  visibleLinksOf,
+} from "../resources/link-rows.ts";
 
 export interface LinkRow {
   table: string;
@@ -74,32 +88,23 @@ export class DataSeam {
     data: unknown,
     now: number,
   ): Promise<void> {
-    const existing = await tx.get<{ contributorId: string }>(
-      `SELECT contributor_id AS "contributorId" FROM resource_links
-       WHERE resource_id = $1 AND table_name = $2 AND row_id = $3`,
-      [resourceId, table, rowId],
-    );
-    if (existing && existing.contributorId !== contributorId) {
+    const existing = await linkContributor(tx, resourceId, table, rowId);
+    if (existing !== undefined && existing !== contributorId) {
       throw new ApiError(
         409,
         "already_linked",
         "That row is already linked into this resource by another member.",
       );
     }
-    await tx.run(
-      `INSERT INTO resource_links (resource_id, table_name, row_id, contributor_id, hidden, data, created_at)
-       VALUES ($1, $2, $3, $4, false, $5, $6)
-       ON CONFLICT (resource_id, table_name, row_id) DO UPDATE SET data = excluded.data`,
-      [resourceId, table, rowId, contributorId, data === undefined ? null : JSON.stringify(data), now],
+    await upsertLink(
+      tx,
+      { resourceId, table, rowId, contributorId, data: data === undefined ? null : JSON.stringify(data) },
+      now,
     );
   }
 
   async unlink(tx: Tx, resourceId: string, table: string, rowId: string): Promise<boolean> {
-    const changed = await tx.run(
-      "DELETE FROM resource_links WHERE resource_id = $1 AND table_name = $2 AND row_id = $3",
-      [resourceId, table, rowId],
-    );
-    return changed > 0;
+    return deleteLink(tx, resourceId, table, rowId);
   }
 
   /** Applies each shared table's onMemberRemove policy to the rows a leaving or removed member contributed. */
@@ -110,26 +115,22 @@ export class DataSeam {
     userId: string,
     now: number,
   ): Promise<void> {
-    const links = await tx.all<{ tableName: string; rowId: string; data: string | null }>(
-      `SELECT table_name AS "tableName", row_id AS "rowId", data FROM resource_links
-       WHERE resource_id = $1 AND contributor_id = $2 AND hidden = false`,
-      [resourceId, userId],
-    );
+    const links = await visibleLinksOf(tx, resourceId, userId);
     for (const link of links) {
       const policy = this.apps.memberRemovePolicy(appId, link.tableName);
       if (policy === "hide") {
-        await tx.run(
-          "UPDATE resource_links SET hidden = true WHERE resource_id = $1 AND table_name = $2 AND row_id = $3",
-          [resourceId, link.tableName, link.rowId],
-        );
+        await hideLink(tx, resourceId, link.tableName, link.rowId);
         continue;
       }
       if (policy === "retain") {
-        await tx.run(
-          `INSERT INTO retained_rows (resource_id, table_name, row_id, from_user_id, data, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6)`,
-          [resourceId, link.tableName, link.rowId, userId, link.data, now],
-        );
+        const copy = {
+          resourceId,
+          table: link.tableName,
+          rowId: link.rowId,
+          fromUserId: userId,
+          data: link.data,
+        };
+        insertRetained(tx, copy, now);
       }
       await this.unlink(tx, resourceId, link.tableName, link.rowId);
     }
@@ -137,10 +138,7 @@ export class DataSeam {
 
   /** A member who comes back (join, accept, auto-join) sees their hidden rows again. */
   restoreOnRejoin(tx: Tx, resourceId: string, userId: string): void {
-    tx.write(
-      "UPDATE resource_links SET hidden = false WHERE resource_id = $1 AND contributor_id = $2 AND hidden = true",
-      [resourceId, userId],
-    );
+    unhideLinksOf(tx, resourceId, userId);
   }
 
   /**
@@ -157,19 +155,7 @@ export class DataSeam {
     gone: ReadonlySet<string>,
     now: number,
   ): Promise<Record<string, TableOutcome>> {
-    const links = await tx.all<{
-      resourceId: string;
-      appId: string;
-      tableName: string;
-      rowId: string;
-      hidden: boolean | number;
-      data: string | null;
-    }>(
-      `SELECT l.resource_id AS "resourceId", r.app_id AS "appId", l.table_name AS "tableName", l.row_id AS "rowId",
-         l.hidden, l.data FROM resource_links l JOIN resources r ON r.id = l.resource_id
-       WHERE l.contributor_id = $1 ORDER BY l.resource_id, l.table_name, l.row_id`,
-      [userId],
-    );
+    const links = await linksOfContributor(tx, userId);
     type Sets = { policy: OwnerDeletePolicy } & Record<"delete" | "tombstoned" | "retained", Set<string>>;
     const outcomes: Record<string, Sets> = {};
     for (const link of links) {
@@ -178,29 +164,19 @@ export class DataSeam {
       const outcome = outcomes[link.tableName]!;
       const final = Boolean(link.hidden) || gone.has(link.resourceId);
       if (!final && policy === "tombstone") {
-        tx.write(
-          "UPDATE resource_links SET contributor_id = NULL WHERE resource_id = $1 AND table_name = $2 AND row_id = $3",
-          [link.resourceId, link.tableName, link.rowId],
-        );
+        tombstoneLink(tx, link.resourceId, link.tableName, link.rowId);
         outcome.tombstoned.add(link.rowId);
         continue;
       }
       if (!final && policy === "retain") {
-        tx.write(
-          `INSERT INTO retained_rows (resource_id, table_name, row_id, from_user_id, data, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6)`,
-          [link.resourceId, link.tableName, link.rowId, pseudonym, link.data, now],
-        );
+        const { resourceId, tableName: table, rowId, data } = link;
+        insertRetained(tx, { resourceId, table, rowId, fromUserId: pseudonym, data }, now);
         outcome.retained.add(link.rowId);
       }
       outcome.delete.add(link.rowId);
-      tx.write("DELETE FROM resource_links WHERE resource_id = $1 AND table_name = $2 AND row_id = $3", [
-        link.resourceId,
-        link.tableName,
-        link.rowId,
-      ]);
+      dropLink(tx, link.resourceId, link.tableName, link.rowId);
     }
-    tx.write("UPDATE retained_rows SET from_user_id = $2 WHERE from_user_id = $1", [userId, pseudonym]);
+    renameRetainedSource(tx, userId, pseudonym);
     const sorted = (set: Set<string>) => [...set].sort();
     return Object.fromEntries(
       Object.entries(outcomes).map(([table, o]) => [
@@ -216,16 +192,7 @@ export class DataSeam {
   }
 
   async linkedRows(resourceId: string): Promise<{ links: LinkRow[]; retained: RetainedRow[] }> {
-    const links = await this.storage.all<LinkRow & { hidden: number | boolean }>(
-      `SELECT table_name AS "table", row_id AS "rowId", contributor_id AS "contributorId", hidden
-       FROM resource_links WHERE resource_id = $1 ORDER BY created_at, table_name, row_id`,
-      [resourceId],
-    );
-    const retained = await this.storage.all<RetainedRow & { data: string | null }>(
-      `SELECT table_name AS "table", row_id AS "rowId", from_user_id AS "fromUserId", data FROM retained_rows
-       WHERE resource_id = $1 ORDER BY id`,
-      [resourceId],
-    );
+    const { links, retained } = await linkedRowsOf(this.storage, resourceId);
     return {
       links: links.map((l) => ({
         ...l,

@@ -4,7 +4,7 @@
  * event streams) are woken and read the new rows from the database; they never receive uncommitted data.
  */
 
-import type { Tx } from "../db/sql.ts";
+import type { Sql, Tx } from "../db/sql.ts";
 
 export type EventType =
   | "session.created"
@@ -51,4 +51,29 @@ export interface EventRow {
   userId: string | null;
   data: string | null;
   at: number;
+}
+
+/** How many events name the user, as subject or as actor. */
+export async function countEventsAbout(sql: Sql, userId: string): Promise<number> {
+  const row = await sql.get<{ n: number }>(
+    "SELECT count(*) AS n FROM events WHERE user_id = $1 OR actor = $1",
+    [userId],
+  );
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * An account deletion: every event names the pseudonym instead of the user, as subject, as actor, and
+ * inside its data (`previousOwner`, `replaces`, …: JSON strings, replaced as such).
+ */
+export function renameEventUser(tx: Tx, userId: string, pseudonym: string): void {
+  const quoted = JSON.stringify(userId);
+  const like = `%${quoted.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  tx.write("UPDATE events SET user_id = $2 WHERE user_id = $1", [userId, pseudonym]);
+  tx.write("UPDATE events SET actor = $2 WHERE actor = $1", [userId, pseudonym]);
+  tx.write("UPDATE events SET data = replace(data, $1, $2) WHERE data LIKE $3 ESCAPE '\\'", [
+    quoted,
+    JSON.stringify(pseudonym),
+    like,
+  ]);
 }

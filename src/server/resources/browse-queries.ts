@@ -1,17 +1,42 @@
 /**
  * The browse queries: a keyset page of an app's discoverable resources, newest first, by name when
- * asked (see `browseResources`). store.ts caches their answers.
+ * asked (see `browseResources`). Only store.ts calls them, and caches their answers.
  */
+import { containing } from "../db/query-filters.ts";
 import type { Param, Storage } from "../db/sql.ts";
-import type { BrowseQuery, BrowseRow } from "./store.ts";
+import type { BrowseRow } from "./rows.ts";
+
+export interface BrowseQuery {
+  appId: string;
+  type?: string;
+  /** Case-insensitive substring of the name. */
+  query?: string;
+  limit: number;
+  after?: { createdAt: number; id: string };
+}
 
 /** How many index rows a LIKE walk may visit before browse switches to the FTS index. */
 export const LIKE_WINDOW = 1000;
 
-/** One browse page (store.ts `browse` explains the strategy), read from the database. */
+/**
+ * One browse page, read from the database: a keyset page of discoverable resources, newest first,
+ * along the (app, [type,] discoverable, created_at, id) index. With a name `query` the cost depends on
+ * how common the term is.
+ *
+ * PostgreSQL: one LIKE over `name_fold`, served by its pg_trgm GIN index when the term is rare.
+ *
+ * SQLite: first walk at most LIKE_WINDOW index rows with LIKE (a common term fills the page at once);
+ * if that does not fill the page, the term is rare, and the FTS5 trigram index finds its few rows
+ * directly (cost grows with the number of matches, not the table). A query shorter than 3 characters
+ * counted in code points (what the trigram tokenizer counts; `😀a` is 2 of them in 3 UTF-16 units)
+ * can never match the trigram index: the LIKE walk alone answers it. The two matchers fold case
+ * differently (JavaScript's toLowerCase for `name_fold`, SQLite's own folding for FTS5), so the FTS
+ * rows never replace what the walk found: both are merged, newest first by (created_at, id), without
+ * duplicates, cut to the limit.
+ */
 export async function browseResources(storage: Storage, query: BrowseQuery): Promise<BrowseRow[]> {
   if (!query.query) return browsePage(storage, query, undefined);
-  const pattern = `%${query.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const pattern = containing(query.query);
   if (storage.dialect === "postgres" || [...query.query].length < 3)
     return browsePage(storage, query, pattern);
   const windowed = await browseWindow(storage, query, pattern);

@@ -51,4 +51,18 @@ export class OfferStore {
       ])) > 0
     );
   }
+
+  /** Offers made to or by the user (an account deletion, inside its transaction). */
+  listInvolving(tx: Tx, userId: string): Promise<Array<{ resourceId: string; userId: string }>> {
+    return tx.all(
+      `SELECT resource_id AS "resourceId", user_id AS "userId" FROM ownership_offers
+       WHERE user_id = $1 OR offered_by = $1`,
+      [userId],
+    );
+  }
+
+  /** Ends every offer made to or by the user. */
+  deleteInvolving(tx: Tx, userId: string): void {
+    tx.write("DELETE FROM ownership_offers WHERE user_id = $1 OR offered_by = $1", [userId]);
+  }
 }

@@ -16,7 +16,7 @@
  */
 import type { Storage, Tx } from "../db/sql.ts";
 import { Lru } from "../lib/lru.ts";
-import type { BrowseRow, MemberRow, ResourceRow, RosterRow } from "./store.ts";
+import type { BrowseRow, MemberRow, ResourceRow, RosterRow } from "./rows.ts";
 
 /** Larger rosters are read from the database every time (their memory would crowd out the rest). */
 export const ROSTER_MAX = 200;

@@ -10,55 +10,34 @@
  * its very next request. Reads given a transaction never use the cache, so a decision always reads the
  * database and a rolled-back write is never cached.
  */
-import type { members, resources } from "../db/schema.ts";
 import type { Sql, Storage, Tx } from "../db/sql.ts";
-import { browseResources, LIKE_WINDOW } from "./browse-queries.ts";
+import { type BrowseQuery, browseResources, LIKE_WINDOW } from "./browse-queries.ts";
 import { OfferStore } from "./offer-store.ts";
 import { ReadCache, ROSTER_MAX } from "./read-cache.ts";
 import type { Role } from "./roles.ts";
+import {
+  asResource,
+  type BrowseRow,
+  INSERT_RESOURCE,
+  insertResourceParams,
+  MEMBER_COLUMNS,
+  type MemberRow,
+  RESOURCE_COLUMNS,
+  type ResourceRow,
+  type RosterRow,
+  readResourceRow,
+  readRoster,
+  resourceColumns,
+} from "./rows.ts";
 import type { MemberState } from "./transitions.ts";
 
-export type ResourceRow = Omit<typeof resources.$inferSelect, "nameFold">;
-export type MemberRow = typeof members.$inferSelect;
+export type { BrowseQuery, BrowseRow, MemberRow, ResourceRow, RosterRow };
 export type ResourceWithMembership = ResourceRow & {
   memberRole: Role | null;
   memberState: MemberState | null;
 };
 
-/** The resource columns as ResourceRow fields, optionally qualified by a table alias. */
-const resourceColumns = (t = "") =>
-  `${t}seq AS seq, ${t}id AS id, ${t}app_id AS "appId", ${t}type AS type, ${t}name AS name, ${t}visibility AS visibility,
-   ${t}discoverable AS discoverable, ${t}owner_id AS "ownerId", ${t}owner_kind AS "ownerKind", ${t}slug AS slug,
-   ${t}member_count AS "memberCount", ${t}created_at AS "createdAt"`;
-const MEMBER_COLUMNS = `resource_id AS "resourceId", user_id AS "userId", app_id AS "appId", role, state,
-  invited_by AS "invitedBy", created_at AS "createdAt", updated_at AS "updatedAt"`;
-const RESOURCE_COLUMNS = resourceColumns();
-
-export interface BrowseQuery {
-  appId: string;
-  type?: string;
-  /** Case-insensitive substring of the name. */
-  query?: string;
-  limit: number;
-  after?: { createdAt: number; id: string };
-}
-
 export { LIKE_WINDOW };
-
-export interface RosterRow {
-  userId: string;
-  role: Role;
-  state: MemberState;
-  since: number;
-}
-
-export interface BrowseRow {
-  id: string;
-  type: string;
-  name: string;
-  memberCount: number;
-  createdAt: number;
-}
 
 export class ResourceStore {
   private readonly cache: ReadCache;
@@ -141,12 +120,8 @@ export class ResourceStore {
     const cached = usable ? this.cache.resources.get(id) : undefined;
     if (cached) return cached;
     const generation = this.cache.generation;
-    const row = await this.sql(tx).get<ResourceRow>(
-      `SELECT ${RESOURCE_COLUMNS} FROM resources WHERE id = $1`,
-      [id],
-    );
-    if (!row) return undefined;
-    const resource = asResource(row);
+    const resource = await readResourceRow(this.sql(tx), id);
+    if (!resource) return undefined;
     if (usable && generation === this.cache.generation) this.cache.resources.set(id, resource);
     return resource;
   }
@@ -175,11 +150,7 @@ export class ResourceStore {
     const cached = usable ? this.cache.rosters.get(resourceId) : undefined;
     if (cached) return cached;
     const generation = this.cache.generation;
-    const rows = await this.storage.all<RosterRow>(
-      `SELECT user_id AS "userId", role, state, updated_at AS since FROM members WHERE resource_id = $1
-       ORDER BY created_at, user_id`,
-      [resourceId],
-    );
+    const rows = await readRoster(this.storage, resourceId);
     if (usable && rows.length <= ROSTER_MAX && generation === this.cache.generation)
       this.cache.rosters.set(resourceId, rows);
     return rows;
@@ -214,21 +185,7 @@ export class ResourceStore {
     return row?.n ?? 0;
   }
 
-  /**
-   * Keyset page of discoverable resources, newest first, along the (app, [type,] discoverable,
-   * created_at, id) index. With a name `query` the cost depends on how common the term is.
-   *
-   * PostgreSQL: one LIKE over `name_fold`, served by its pg_trgm GIN index when the term is rare.
-   *
-   * SQLite: first walk at most LIKE_WINDOW index rows with LIKE (a common term fills the page at once);
-   * if that does not fill the page, the term is rare, and the FTS5 trigram index finds its few rows
-   * directly (cost grows with the number of matches, not the table). A query shorter than 3 characters
-   * counted in code points (what the trigram tokenizer counts; `😀a` is 2 of them in 3 UTF-16 units)
-   * can never match the trigram index: the LIKE walk alone answers it. The two matchers fold case
-   * differently (JavaScript's toLowerCase for `name_fold`, SQLite's own folding for FTS5), so the FTS
-   * rows never replace what the walk found: both are merged, newest first by (created_at, id), without
-   * duplicates, cut to the limit.
-   */
+  /** A keyset page of discoverable resources, newest first (browse-queries.ts); from memory while nothing changed. */
   async browse(query: BrowseQuery): Promise<BrowseRow[]> {
     const usable = this.cache.usable(undefined);
     const key = usable ? pageKey(query) : "";
@@ -256,24 +213,7 @@ export class ResourceStore {
   }
 
   insertResource(tx: Tx, row: Omit<ResourceRow, "seq">): void {
-    tx.write(
-      `INSERT INTO resources (id, app_id, type, name, name_fold, visibility, discoverable, owner_id, owner_kind, slug,
-         member_count, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [
-        row.id,
-        row.appId,
-        row.type,
-        row.name,
-        row.name.toLowerCase(),
-        row.visibility,
-        row.discoverable,
-        row.ownerId,
-        row.ownerKind,
-        row.slug,
-        row.memberCount,
-        row.createdAt,
-      ],
-    );
+    tx.write(INSERT_RESOURCE, insertResourceParams(row));
     this.evictResource(tx, row.id);
   }
 
@@ -340,6 +280,18 @@ export class ResourceStore {
     this.evictMember(tx, resourceId, userId);
   }
 
+  /**
+   * Every membership row naming `from` as its inviter names `to` instead (an account deletion's
+   * pseudonym); each row changed leaves the cache once `tx` commits.
+   */
+  async renameInviter(tx: Tx, from: string, to: string): Promise<void> {
+    const changed = await tx.all<{ resourceId: string; userId: string }>(
+      `UPDATE members SET invited_by = $2 WHERE invited_by = $1 RETURNING resource_id AS "resourceId", user_id AS "userId"`,
+      [from, to],
+    );
+    for (const row of changed) this.evictMember(tx, row.resourceId, row.userId);
+  }
+
   deleteMember(tx: Tx, resourceId: string, userId: string): void {
     tx.write("DELETE FROM members WHERE resource_id = $1 AND user_id = $2", [resourceId, userId]);
     this.evictMember(tx, resourceId, userId);
@@ -353,10 +305,4 @@ function pageKey(query: BrowseQuery): string {
 
 function withMembership(resource: ResourceRow, membership: MemberRow | undefined): ResourceWithMembership {
   return { ...resource, memberRole: membership?.role ?? null, memberState: membership?.state ?? null };
-}
-
-/** A resource row as both engines give it, with `discoverable` a boolean (SQLite stores 0/1). */
-function asResource(row: ResourceRow): ResourceRow {
-  row.discoverable = Boolean(row.discoverable);
-  return row;
 }
