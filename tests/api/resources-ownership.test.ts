@@ -1,6 +1,6 @@
 /**
  * Ownership transfer through the real handler (issue 16, item 1): every row of the transfer table
- * (README, "Ownership transfer"), every refusal with the stored state unchanged, the offer ended when
+ * (docs/resources.md, "Ownership transfer"), every refusal with the stored state unchanged, the offer ended when
  * its target leaves or is removed, and accepts racing cancels and new offers leaving exactly one owner.
  */
 import { afterAll, describe, expect, test } from "bun:test";

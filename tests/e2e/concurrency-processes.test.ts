@@ -3,7 +3,7 @@
  * over the three, so writes from different processes run in parallel (two cores) and only the write
  * transaction (BEGIN IMMEDIATE), the checks inside it and the counter it keeps stand between them and
  * a broken invariant. Removing the transaction, the invite cap check or the member_count update makes
- * these fail (tried; see the README's testing notes).
+ * these fail (tried; see docs/development.md, "How the tests keep the invariants honest").
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { AppsFile } from "../../src/server/apps/model.ts";

@@ -6,7 +6,7 @@
  * credentials; DOT answers `username`, no `sub`) and through userinfo, a confidential client, an
  * HS256 client and a signing key rotated between two sign-ins.
  *
- * What DOT needs configured (it is in the README's "Using another OpenID provider"): its discovery
+ * What DOT needs configured (it is in docs/providers.md, "Using another OpenID provider"): its discovery
  * lists neither revocation nor introspection, so IDP_REVOCATION_URL (and IDP_INTROSPECTION_URL with
  * a client for it); it has no consent API (IDP_CONSENT_API=none; DOT skips its own consent page for
  * these clients).

@@ -1,11 +1,12 @@
 /**
  * The README's page examples work verbatim as an app developer's own app: the code blocks are taken
- * from README.md itself (only the ports change: a test cannot own 3000 and 8787), put in a fresh project
- * with the packed SDK as the README's commands say, served from their own origins (the browser one by
- * Bun's dev server, `bun ./index.html`; the React one built by `bun build` and served as static files),
- * and signed in through `gateway dev --app <origin>` running as a real process. Each page signs in
- * through the development provider, calls the API, and signs out; the banner prints the very
- * `createClient` settings the examples carry.
+ * from README.md (the browser page) and docs/sdk.md (the React page) themselves (only the ports
+ * change: a test cannot own 3000 and 8787), put in a fresh project with the packed SDK as the README's
+ * commands say, served from their own origins (the browser one by Bun's dev server, `bun
+ * ./index.html`; the React one built by `bun build` and served as static files), and signed in
+ * through `gateway dev --app <origin>` running as a real process. Each page signs in through the
+ * development provider, calls the API, and signs out; the banner prints the very `createClient`
+ * settings the examples carry.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
@@ -16,13 +17,14 @@ import { launchBrowser } from "../helpers/demo-stack.ts";
 import { packSdk, REPO, run } from "../helpers/sdk-tarball.ts";
 import { freePort, tempDir } from "../helpers/stack.ts";
 
-const readme = await Bun.file(join(REPO, "README.md")).text();
-const blocks = [...readme.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map(([, lang, code]) => ({
-  lang,
-  code: code!,
-}));
+const pages = await Promise.all(
+  ["README.md", "docs/sdk.md"].map((file) => Bun.file(join(REPO, file)).text()),
+);
+const blocks = pages.flatMap((page) =>
+  [...page.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map(([, lang, code]) => ({ lang, code: code! })),
+);
 
-/** The one README block of `lang` that contains `marker`. */
+/** The one block of `lang` in those pages that contains `marker`. */
 function block(lang: string, marker: string): string {
   const found = blocks.filter((b) => b.lang === lang && b.code.includes(marker));
   expect(found).toHaveLength(1);
@@ -42,7 +44,7 @@ const examples = [
   { script: "react.tsx", port: freePort(), marker: "// React: the provider holds" },
 ].map((example) => ({ ...example, origin: `http://localhost:${example.port}` }));
 
-/** The README's example for `example`, with the ports this test has in place of 8787 and 3000. */
+/** The documented example for `example`, with the ports this test has in place of 8787 and 3000. */
 function exampleSource(example: (typeof examples)[number]): string {
   const code = block(example.script.endsWith(".tsx") ? "tsx" : "ts", example.marker);
   return replaceOnce(
@@ -197,7 +199,7 @@ test("the README's browser example, on Bun's dev server at its own origin: sign 
   await page.close();
 }, 30_000);
 
-test("the README's React example, built by bun build and served from its own origin: sign in, call the API, sign out", async () => {
+test("the documented React example, built by bun build and served from its own origin: sign in, call the API, sign out", async () => {
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(error.message));

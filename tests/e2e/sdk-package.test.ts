@@ -120,7 +120,7 @@ console.log(JSON.stringify(out));
   });
 }, 60_000);
 
-test("the README's server example (examples/sdk/server.mjs) runs under plain node", () => {
+test("the documented server example (examples/sdk/server.mjs) runs under plain node", () => {
   copyFileSync(join(root, "examples/sdk/server.mjs"), join(project, "server.mjs"));
   const ran = run(["node", "server.mjs", gatewayUrl, token("example-alice"), token("example-bob")], project);
   expect(ran.err).toBe("");

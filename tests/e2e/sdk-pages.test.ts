@@ -1,6 +1,6 @@
 /**
- * The README's page examples in Chromium: examples/sdk/browser.ts (the browser client, plain DOM) and
- * examples/sdk/react.tsx (the React bindings, under StrictMode), bundled as they are with their two
+ * The documented page examples in Chromium (README.md and docs/sdk.md): examples/sdk/browser.ts (the
+ * browser client, plain DOM) and examples/sdk/react.tsx (the React bindings, under StrictMode), bundled as they are with their two
  * settings pointed at a real gateway and the development provider. Each signs in through the
  * provider's login page and the gateway's consent page, shows the user, calls the API, hears an
  * operator's revoke as a signed-out state with the reason, and signs out.
@@ -106,7 +106,7 @@ async function revokeSessionOf(user: string) {
   await stack.running.gateway.sessions.revoke(mine[0]!.id, "admin");
 }
 
-describe("the README's page examples in Chromium", () => {
+describe("the documented page examples in Chromium", () => {
   test("browser.ts: sign in, call the API, hear a revoke with its reason, sign out", async () => {
     const page = await context.newPage();
     await page.goto(`${pagesUrl}/`);

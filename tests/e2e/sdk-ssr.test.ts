@@ -1,6 +1,6 @@
 /**
- * `createServerClient` behind a real app server: the README's examples (examples/sdk/ssr-node.mjs on
- * plain node:http, examples/sdk/ssr-bun.ts on Bun.serve) run from a fresh project with the packed SDK
+ * `createServerClient` behind a real app server: the examples of docs/sdk.md (examples/sdk/ssr-node.mjs
+ * on plain node:http, examples/sdk/ssr-bun.ts on Bun.serve) run from a fresh project with the packed SDK
  * installed, in front of a real gateway whose access tokens live 2 s. The app server renders for the
  * user whose gateway cookie the browser sent; once the access token has expired it refreshes the
  * session and its response carries the rotated cookie; a revoked session renders as signed out.

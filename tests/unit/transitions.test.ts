@@ -1,5 +1,5 @@
 /**
- * decide() against the membership and lifecycle transition tables (README) and our decisions: readable rows for each
+ * decide() against the membership and lifecycle transition tables (docs/resources.md) and our decisions: readable rows for each
  * line of the spec, then the whole matrix (trigger × actor × target × resource facts × role argument)
  * checked against properties the specification states (never above the ceiling, the owner never
  * removed or demoted, a pending membership never active without its accept, …), not against a second

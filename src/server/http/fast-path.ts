@@ -16,7 +16,7 @@
  * otherwise; a test compares its answers with the framework's, header by header.
  *
  * Why: the framework's hooks, schema checks and response mapping cost more than the cached work of
- * these routes, and about a sixth of a join's (see the README's performance section).
+ * these routes, and about a sixth of a join's (see docs/benchmarks.md).
  */
 
 import { signedInView } from "../auth/sessions.ts";
