@@ -126,7 +126,8 @@ test("the scan sees SQL, a drizzle import and an interpolated table name", () =>
     "sessions",
   ]);
   expect(seen('import type { members as m } from "../db/schema.ts";')).toEqual(["members"]);
-  expect(seen('const q = `UPDATE ${table} SET x = 1`; q("budget_windows");')).toEqual(["budget_windows"]);
+  const interpolated = ["const q = `UPDATE ", "$", '{table} SET x = 1`; q("budget_windows");'].join("");
+  expect(seen(interpolated)).toEqual(["budget_windows"]);
   expect(seen("// rows come from members; members_fts, FROM resources_fts")).toEqual(["resources_fts"]);
 });
 
