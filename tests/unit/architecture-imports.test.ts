@@ -22,8 +22,6 @@ const KNOWN_CYCLES = [
   "gateway.ts → resources/ownership.ts → resources/service.ts → http/principal.ts",
   "gateway.ts → resources/service.ts → http/principal.ts",
   "http/access-log.ts → http/url-path.ts",
-  "resources/browse-queries.ts → resources/store.ts",
-  "resources/read-cache.ts → resources/store.ts",
 ];
 
 const transpilers = {
