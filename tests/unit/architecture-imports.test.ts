@@ -1,0 +1,102 @@
+/**
+ * No import circle in src/server. A circle means no file of it can be read, tested or replaced
+ * without the others; the one through gateway.ts is how the service locator holds the house together.
+ * Type-only imports count: a type names the module it comes from, so `import type { Principal }
+ * from "../http/principal.ts"` in resources/ is the domain depending on HTTP all the same, and every
+ * circle of today runs through one (without them there is none, which is how they went unnoticed).
+ *
+ * The graph is built from each file's import and export-from statements (Bun's transpiler, with the
+ * `type` modifiers taken off so that it keeps them), relative specifiers only, edges inside
+ * src/server only. Every elementary circle is listed, each from its alphabetically first file.
+ * KNOWN_CYCLES holds today's: it may only shrink (a new circle fails, and so does a listed one that
+ * is gone, until it is struck from the list).
+ */
+import { expect, test } from "bun:test";
+import { dirname, join, normalize } from "node:path";
+import { expectOnlyShrinks, readServerFile, serverFiles } from "../helpers/source-scan.ts";
+
+/** Today's circles (each closes back to its first file). */
+const KNOWN_CYCLES = [
+  "accounts/deletion.ts → resources/service.ts → http/principal.ts → gateway.ts",
+  "gateway.ts → resources/ownership.ts → http/principal.ts",
+  "gateway.ts → resources/ownership.ts → resources/service.ts → http/principal.ts",
+  "gateway.ts → resources/service.ts → http/principal.ts",
+  "http/access-log.ts → http/url-path.ts",
+];
+
+const transpilers = {
+  ts: new Bun.Transpiler({ loader: "ts" }),
+  tsx: new Bun.Transpiler({ loader: "tsx" }),
+};
+
+/** The source with its type-only imports and re-exports made plain ones, which the scan then keeps. */
+function withTypeImports(code: string): string {
+  return code
+    .replace(/^#!.*/, "")
+    .replace(/^(\s*)import\s+type\s+/gm, "$1import ")
+    .replace(/^(\s*)export\s+type\s+(?=[{*])/gm, "$1export ")
+    .replace(/import\s*\{[^}]*\}\s*from/g, (statement) => statement.replace(/\btype\s+/g, ""));
+}
+
+/** file → the src/server files it imports (paths relative to src/server). */
+function importGraph(): Map<string, string[]> {
+  const files = serverFiles();
+  const known = new Set(files);
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const transpiler = file.endsWith(".tsx") ? transpilers.tsx : transpilers.ts;
+    const targets = transpiler
+      .scanImports(withTypeImports(readServerFile(file)))
+      .map((entry) => entry.path)
+      .filter((path) => path.startsWith("."))
+      .map((path) => normalize(join(dirname(file), path)))
+      .filter((path) => known.has(path));
+    graph.set(file, [...new Set(targets)].sort());
+  }
+  return graph;
+}
+
+/** Every elementary circle, each written from its smallest file: `a → b → c` (c imports a). */
+function cycles(graph: Map<string, string[]>): string[] {
+  const found: string[] = [];
+  for (const start of [...graph.keys()].sort()) {
+    const path = [start];
+    const onPath = new Set(path);
+    const walk = (file: string) => {
+      for (const next of graph.get(file) ?? []) {
+        if (next === start) found.push(path.join(" → "));
+        else if (next > start && !onPath.has(next)) {
+          path.push(next);
+          onPath.add(next);
+          walk(next);
+          path.pop();
+          onPath.delete(next);
+        }
+        if (found.length > 10_000) throw new Error("over 10,000 import circles: something else is wrong");
+      }
+    };
+    walk(start);
+  }
+  return found;
+}
+
+test("the graph is read: app.ts imports the routes, type-only imports count", () => {
+  const graph = importGraph();
+  expect(graph.size).toBeGreaterThan(100);
+  expect(graph.get("app.ts")).toContain("resources/routes.ts");
+  // `import type { Logger } from "../lib/log.ts"` only:
+  expect(graph.get("http/plumbing.ts")).toContain("lib/log.ts");
+});
+
+test("the circle finder finds a circle of three and one of two, each once", () => {
+  const graph = new Map([
+    ["a.ts", ["b.ts"]],
+    ["b.ts", ["c.ts", "a.ts"]],
+    ["c.ts", ["a.ts"]],
+  ]);
+  expect(cycles(graph).sort()).toEqual(["a.ts → b.ts", "a.ts → b.ts → c.ts"]);
+});
+
+test("no import circle in src/server but the known ones, and each known one still there", () => {
+  expectOnlyShrinks(cycles(importGraph()), KNOWN_CYCLES, "import circles");
+});
