@@ -11,8 +11,8 @@ import { adminRoutes } from "./admin/routes.ts";
 import { consentRoutes } from "./auth/consent-routes.ts";
 import { clearSessionCookies } from "./auth/cookies.ts";
 import { authRoutes } from "./auth/routes.ts";
+import { Refusal } from "./domain/refusal.ts";
 import type { Gateway } from "./gateway.ts";
-import { ApiError } from "./http/errors.ts";
 import { openApiRoute } from "./http/openapi.ts";
 import { plumbing } from "./http/plumbing.ts";
 import { meView, resolvePrincipal } from "./http/principal.ts";
@@ -72,11 +72,7 @@ export function buildPublicApp(gateway: Gateway, options: PublicAppOptions = {})
           const principal = await apiPrincipal(gateway, request);
           const session = principal.sessionId ? await gateway.store.get(principal.sessionId) : undefined;
           if (!session || !signedInRecently(session.createdAt, Date.now()))
-            throw new ApiError(
-              403,
-              "reauthentication_required",
-              "Deleting the account needs a recent sign-in: sign in again (prompt=login) and retry within 10 minutes.",
-            );
+            throw new Refusal("reauthentication_required");
           const report = await gateway.accounts.deleteUser(principal.userId, "self");
           const { config } = gateway;
           clearSessionCookies(cookie, config, gateway.sessions.cookieName, request.headers.get("cookie"));

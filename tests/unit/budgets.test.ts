@@ -95,6 +95,9 @@ test("a read the database cannot count is allowed on the process's own count; a 
   expect(await storage.all("SELECT reserved FROM budget_windows")).toEqual([{ reserved: 2 }]);
   // The local count still binds: u1's share is 10 a minute, 4 are spent.
   for (let i = 0; i < 6; i++) await read(now + 1700);
-  await expect(read(now + 1700)).rejects.toMatchObject({ status: 429, code: "budget_exceeded" });
+  await expect(read(now + 1700)).rejects.toMatchObject({
+    code: "budget_exceeded",
+    facts: { limit: 100, allowance: 10 },
+  });
   await storage.close();
 });

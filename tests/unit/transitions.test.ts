@@ -7,15 +7,16 @@
  * the owner allowed to leave) fails both the rows and the properties.
  */
 import { describe, expect, test } from "bun:test";
+import { statusOf } from "../../src/server/http/errors.ts";
 import type { Role } from "../../src/server/resources/roles.ts";
 import {
   type Change,
   type Decision,
   decide,
   type Membership,
+  type MembershipRefusalCode,
   type OfferFacts,
   OPERATOR,
-  type RefusalCode,
   type ResourceFacts,
   type Trigger,
 } from "../../src/server/resources/transitions.ts";
@@ -24,9 +25,8 @@ type Grantable = "reader" | "writer" | "admin";
 const GRANTABLE: Grantable[] = ["reader", "writer", "admin"];
 const LEVEL: Record<Role, number> = { reader: 1, writer: 2, admin: 3, owner: 4 };
 /** Statuses of the refusals (and, where it is silent, the code's choice: see the report). */
-const STATUS: Record<RefusalCode, number> = {
+const STATUS: Record<MembershipRefusalCode, number> = {
   forbidden: 403,
-  not_found: 404,
   invalid_role: 400,
   role_above_ceiling: 403,
   already_member: 409,
@@ -45,8 +45,12 @@ const STATUS: Record<RefusalCode, number> = {
   no_pending_offer: 404,
 };
 
-const allow = (change: Change): Decision => ({ ok: true, change });
-const refuse = (code: RefusalCode, status = STATUS[code]): Decision => ({ ok: false, code, status });
+/** A decision as compared here: a refusal by its code and the status the refusal table gives it. */
+type Shown = { ok: true; change: Change } | { ok: false; code: MembershipRefusalCode; status: number };
+const shown = (d: Decision): Shown =>
+  d.ok ? d : { ok: false, code: d.refusal.code, status: statusOf(d.refusal) };
+const allow = (change: Change): Shown => ({ ok: true, change });
+const refuse = (code: MembershipRefusalCode, status = STATUS[code]): Shown => ({ ok: false, code, status });
 const active = (role: Role): Membership => ({ state: "active", role });
 const invited = (role: Role): Membership => ({ state: "invited", role });
 const requested = (role: Role): Membership => ({ state: "requested", role });
@@ -72,7 +76,7 @@ type Row = [
   target?: Membership,
 ];
 // biome-ignore format: one row per spec line reads better as a table
-const rows: Array<[...Row, Decision]> = [
+const rows: Array<[...Row, Shown]> = [
   // Seed membership table
   ["invite: admin invites a non-member", {}, { kind: "invite", role: "reader", pendingInvitesOfActor: 0 }, active("admin"), undefined, allow({ kind: "add", state: "invited", role: "reader" })],
   ["invite: no role → the type's defaultRole", { defaultRole: "reader" }, { kind: "invite", pendingInvitesOfActor: 0 }, active("owner"), undefined, allow({ kind: "add", state: "invited", role: "reader" })],
@@ -172,7 +176,7 @@ const rows: Array<[...Row, Decision]> = [
 describe("decide: rows from the transition tables and our decisions", () => {
   for (const [name, over, trigger, actor, target, want] of rows) {
     test(name, () => {
-      expect(decide(facts(over), trigger, actor, target)).toEqual(want);
+      expect(shown(decide(facts(over), trigger, actor, target))).toEqual(want);
     });
   }
 });
@@ -242,7 +246,7 @@ const label = (m?: Membership) => (m ? `${m.state} ${m.role}` : "non-member");
 // Properties the specification states, checked over every cell. Each is a rule in the spec's own
 // words, not a second copy of decide(): a cell that breaks one names the rule it breaks.
 // ---------------------------------------------------------------------------------------------------
-type Cell = { r: ResourceFacts; t: Trigger; actor?: Membership; target?: Membership; d: Decision };
+type Cell = { r: ResourceFacts; t: Trigger; actor?: Membership; target?: Membership; d: Shown };
 const rank = (role: Role) => LEVEL[role];
 const isGrantableRole = (x: unknown): x is Grantable => x === "reader" || x === "writer" || x === "admin";
 const grantedRole = ({ d }: Cell): Role | undefined =>
@@ -388,7 +392,7 @@ describe("decide: every trigger × actor × target × resource facts × role arg
           for (const target of MEMBERSHIPS)
             for (const r of ALL_FACTS) {
               cells++;
-              const cell: Cell = { r, t, actor, target, d: decide(r, t, actor, target) };
+              const cell: Cell = { r, t, actor, target, d: shown(decide(r, t, actor, target)) };
               for (const [name, holds] of PROPERTIES) {
                 if (holds(cell)) continue;
                 const seen = broken.get(name) ?? [];

@@ -27,8 +27,8 @@ import type { SessionService } from "../auth/sessions.ts";
 import { countCreditsOf, renameLedgerUser } from "../credits/ledger.ts";
 import type { DataSeam } from "../data/seam.ts";
 import type { Storage, Tx } from "../db/sql.ts";
+import { Refusal } from "../domain/refusal.ts";
 import { appendEvent, countEventsAbout, renameEventUser } from "../events/log.ts";
-import { ApiError } from "../http/errors.ts";
 import type { KratosAdmin } from "../idp/kratos-admin.ts";
 import type { Logger } from "../lib/log.ts";
 import { countLinkRowsOf } from "../resources/link-rows.ts";
@@ -109,8 +109,7 @@ export class AccountDeletion {
         [...memberships, ...invitesSent, ...offers].map((r) => r.resourceId).concat(owned.map((r) => r.id)),
       ),
     ].sort();
-    if (touched.length === 0 && other === 0)
-      throw new ApiError(404, "not_found", "This service holds nothing about that user.");
+    if (touched.length === 0 && other === 0) throw new Refusal("not_found", { what: "user_data" });
     // One order for every deletion: two of them never wait on each other's resource locks.
     const locked = await Promise.all(touched.map((id) => store.lockResource(id, tx)));
     const resources = new Map(locked.filter((r): r is ResourceRow => r !== undefined).map((r) => [r.id, r]));

@@ -3,9 +3,8 @@ import { Elysia, t } from "elysia";
 import { deployApp } from "../apps/deploy.ts";
 import type { AppDef } from "../apps/model.ts";
 import { AppsFileError, validateDeploy } from "../apps/registry.ts";
+import { Refusal } from "../domain/refusal.ts";
 import type { Gateway } from "../gateway.ts";
-import { ApiError } from "../http/errors.ts";
-import { notFound } from "../resources/refusals.ts";
 import { AdminId, adminParams } from "./params.ts";
 import { adminDocs as docs } from "./responses.ts";
 
@@ -21,7 +20,8 @@ export function dataRoutes(gateway: Gateway) {
         try {
           app = validateDeploy(gateway.apps, params.id, body);
         } catch (error) {
-          if (error instanceof AppsFileError) throw new ApiError(400, "invalid_request", error.message);
+          if (error instanceof AppsFileError)
+            throw new Refusal("invalid_request", { appsFile: error.message });
           throw error;
         }
         const deployment = await deployApp(
@@ -65,7 +65,7 @@ export function dataRoutes(gateway: Gateway) {
     .get(
       "/admin/v1/data/links",
       async ({ query }) => {
-        if (!(await membership.store.getResource(query.resourceId))) throw notFound();
+        if (!(await membership.store.getResource(query.resourceId))) throw new Refusal("not_found");
         return seam.linkedRows(query.resourceId);
       },
       { query: t.Object({ resourceId: AdminId }), detail: docs.links },

@@ -6,9 +6,8 @@
  * events as the public API are written, with `admin` as their actor (like every operator action).
  */
 import { Elysia, t } from "elysia";
+import { Refusal } from "../domain/refusal.ts";
 import type { Gateway } from "../gateway.ts";
-import { errors } from "../http/errors.ts";
-import { notFound } from "../resources/refusals.ts";
 import { parseCursor, parseLimit } from "../resources/views.ts";
 import { AdminId, adminParams, Cursor, Limit, Search } from "./params.ts";
 import { adminDocs as docs } from "./responses.ts";
@@ -23,7 +22,7 @@ function auditCursor(raw: string | undefined): number | undefined {
   const after = parseCursor(raw);
   if (after === undefined) return undefined;
   if (!/^\d{1,15}$/.test(after.id))
-    throw errors.invalidRequest("cursor", "is not a cursor this API returned");
+    throw new Refusal("invalid_request", { field: "cursor", why: "is not a cursor this API returned" });
   return Number(after.id);
 }
 
@@ -34,7 +33,7 @@ export function operatorRoutes(gateway: Gateway) {
       "/admin/v1/resources/:id",
       async ({ params }) => {
         const resource = await queries.resource(params.id);
-        if (!resource) throw notFound();
+        if (!resource) throw new Refusal("not_found");
         return resource;
       },
       { params: adminParams("id"), detail: docs.resource },

@@ -7,11 +7,10 @@ import { Elysia, t } from "elysia";
 import { exportResponse } from "../accounts/export.ts";
 import { deletionPreview } from "../accounts/preview.ts";
 import { balanceMicros, hasWelcomeCredit } from "../credits/ledger.ts";
+import { Refusal } from "../domain/refusal.ts";
 import type { Gateway } from "../gateway.ts";
-import { ApiError, errors } from "../http/errors.ts";
 import { noteCredential } from "../http/request-context.ts";
 import { safeEqual } from "../lib/crypto.ts";
-import { notFound } from "../resources/refusals.ts";
 import { parseCursor, parseLimit } from "../resources/views.ts";
 import { dataRoutes } from "./data-routes.ts";
 import { eventStream } from "./events-stream.ts";
@@ -25,9 +24,10 @@ export function adminRoutes(gateway: Gateway) {
   return (
     new Elysia({ name: "admin-routes" })
       .onRequest(({ request }) => {
-        if (!token) throw new ApiError(503, "admin_disabled", "The admin API is disabled: set ADMIN_TOKEN.");
+        if (!token) throw new Refusal("admin_disabled");
         const presented = /^Bearer\s+(.+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
-        if (!presented || !safeEqual(presented, token)) throw errors.adminUnauthenticated();
+        if (!presented || !safeEqual(presented, token))
+          throw new Refusal("unauthenticated", { about: "admin_token" });
         noteCredential(request, "admin");
       })
       .get(
@@ -63,7 +63,7 @@ export function adminRoutes(gateway: Gateway) {
         "/admin/v1/sessions/:id",
         async ({ params }) => {
           const ended = await gateway.sessions.revoke(params.id, OPERATOR_ACTOR);
-          if (!ended) throw new ApiError(404, "not_found", "No live session with that id.");
+          if (!ended) throw new Refusal("not_found", { what: "session" });
           gateway.log("info", "session revoked by an operator", {
             sessionId: params.id,
             userId: ended.userId,
@@ -116,11 +116,7 @@ export function adminRoutes(gateway: Gateway) {
         async ({ params }) => {
           const cancelled = await membership.cancelPending(params.resourceId, params.userId, OPERATOR_ACTOR);
           if (!cancelled) {
-            throw new ApiError(
-              404,
-              "not_found",
-              "No pending invite or request for that user on that resource.",
-            );
+            throw new Refusal("not_found", { what: "pending" });
           }
           return { ok: true };
         },
@@ -147,7 +143,7 @@ export function adminRoutes(gateway: Gateway) {
       .get(
         "/admin/v1/resources/:id/members",
         async ({ params }) => {
-          if (!(await membership.store.getResource(params.id))) throw notFound();
+          if (!(await membership.store.getResource(params.id))) throw new Refusal("not_found");
           return { members: await queries.roster(params.id) };
         },
         { params: adminParams("id"), detail: docs.roster },

@@ -21,8 +21,10 @@
  * shared count never saw). Writes fail as the database makes them fail (503). After a failure, reads
  * stop waiting on the database; one reservation a second is tried in the background until one succeeds.
  */
+
+import { isDatabaseDown } from "../db/failures.ts";
 import type { Storage } from "../db/sql.ts";
-import { ApiError, databaseError } from "../http/errors.ts";
+import { Refusal } from "../domain/refusal.ts";
 import { type CountKey, reserveCalls } from "./budget-windows.ts";
 import type { AppRegistry } from "./registry.ts";
 
@@ -116,17 +118,9 @@ export class Budgets {
     const allowance = userAllowance(limit, budget.userShare);
     const window = this.window(appId, now);
     const user = window.users.get(userId) ?? window.users.set(userId, pool()).get(userId)!;
-    const retryAfter = {
-      "retry-after": String(Math.max(1, Math.ceil((window.start + 60_000 - now) / 1000))),
-    };
-    const shareSpent = () => userShareSpent(allowance, limit, retryAfter);
-    const budgetSpent = () =>
-      new ApiError(
-        429,
-        "budget_exceeded",
-        `This app's budget of ${limit} requests per minute is spent.`,
-        retryAfter,
-      );
+    const retryAfterSeconds = Math.max(1, Math.ceil((window.start + 60_000 - now) / 1000));
+    const shareSpent = () => new Refusal("budget_exceeded", { limit, allowance, retryAfterSeconds });
+    const budgetSpent = () => new Refusal("budget_exceeded", { limit, retryAfterSeconds });
     const userKey: CountKey = { appId, start: window.start, userId };
     const appKey: CountKey = { appId, start: window.start };
     for (;;) {
@@ -143,7 +137,7 @@ export class Budgets {
         await this.ensure(user, userKey, allowance, shareSpent);
         await this.ensure(window.app, appKey, limit, budgetSpent);
       } catch (error) {
-        if (!options.read || databaseError(error)?.status !== 503) throw error;
+        if (!options.read || !isDatabaseDown(error)) throw error;
         this.databaseDown = true;
         this.lastProbe = now;
       }
@@ -163,7 +157,7 @@ export class Budgets {
   }
 
   /** A reserved call in the pool, reserving if need be; `refusal` when the shared count has none left. */
-  private async ensure(p: Pool, key: CountKey, cap: number, refusal: () => ApiError): Promise<void> {
+  private async ensure(p: Pool, key: CountKey, cap: number, refusal: () => Refusal): Promise<void> {
     if (!hasReserved(p) && (await this.fill(p, key, cap)) === 0 && !hasReserved(p)) throw refusal();
   }
 
@@ -197,13 +191,4 @@ function spend(p: Pool): number {
   }
   p.unreserved++;
   return 1;
-}
-
-function userShareSpent(allowance: number, limit: number, retryAfter: Record<string, string>): ApiError {
-  return new ApiError(
-    429,
-    "budget_exceeded",
-    `Your share of this app's budget (${allowance} of ${limit} requests per minute) is spent.`,
-    retryAfter,
-  );
 }

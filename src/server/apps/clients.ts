@@ -4,11 +4,15 @@
  * force. A token minted at the same provider for another product therefore never acts on our
  * resources. Only under the userinfo fallback is the client unknown; the first app is assumed then.
  */
-import { ApiError } from "../http/errors.ts";
+import { Refusal } from "../domain/refusal.ts";
 import type { AppRegistry, ClientLookup } from "./registry.ts";
 
-export function requireClient(apps: AppRegistry, clientId: string, status: 400 | 401): ClientLookup {
+export function requireClient(
+  apps: AppRegistry,
+  clientId: string,
+  credential: "bearer" | "sign_in",
+): ClientLookup {
   const lookup = apps.lookupClient(clientId);
-  if (!lookup) throw new ApiError(status, "unknown_client", `Unknown client_id "${clientId}".`);
+  if (!lookup) throw new Refusal("unknown_client", { clientId, credential });
   return lookup;
 }

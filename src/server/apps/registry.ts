@@ -5,7 +5,7 @@
  * and /auth/token, their redirect URIs are enforced, and their origins are the CORS allow-list.
  */
 import { Value } from "@sinclair/typebox/value";
-import { textRefusal } from "../http/text.ts";
+import { textRefusal } from "../domain/text.ts";
 import type { GrantableRole } from "../resources/roles.ts";
 import { type AppDef, type AppsFile, AppsFileModel, type ClientDef } from "./model.ts";
 

@@ -12,7 +12,7 @@
  */
 import { requireClient } from "../apps/clients.ts";
 import type { AppRegistry } from "../apps/registry.ts";
-import { errors } from "../http/errors.ts";
+import { Refusal } from "../domain/refusal.ts";
 
 export interface AuthorizeCheckOptions {
   /** `gateway dev`: the refusal of an unregistered redirect URI lists the registered ones. */
@@ -57,27 +57,35 @@ export function checkedAuthorizeQuery(
   const query = new Map<string, string>();
   for (const [name, value] of params) {
     if (!FORWARDED.has(name))
-      throw errors.invalidRequest(
-        name.slice(0, 64),
-        OVERRIDING[name] ?? `is not a parameter /auth/authorize forwards (${[...FORWARDED].join(", ")})`,
-      );
-    if (query.has(name)) throw errors.invalidRequest(name, "must not be given more than once");
+      throw new Refusal("invalid_request", {
+        field: name.slice(0, 64),
+        why: OVERRIDING[name] ?? `is not a parameter /auth/authorize forwards (${[...FORWARDED].join(", ")})`,
+      });
+    if (query.has(name))
+      throw new Refusal("invalid_request", { field: name, why: "must not be given more than once" });
     query.set(name, value);
   }
-  if (query.get("response_type") !== "code") throw errors.invalidRequest("response_type", "must be code");
-  if (!query.get("code_challenge")) throw errors.invalidRequest("code_challenge", "is required (PKCE)");
+  if (query.get("response_type") !== "code")
+    throw new Refusal("invalid_request", { field: "response_type", why: "must be code" });
+  if (!query.get("code_challenge"))
+    throw new Refusal("invalid_request", { field: "code_challenge", why: "is required (PKCE)" });
   if (query.get("code_challenge_method") !== "S256")
-    throw errors.invalidRequest("code_challenge_method", "must be S256");
+    throw new Refusal("invalid_request", { field: "code_challenge_method", why: "must be S256" });
   const clientId = query.get("client_id");
   const redirectUri = query.get("redirect_uri");
   const strict = !apps.acceptsAnyClient;
-  if (strict && !clientId) throw errors.invalidRequest("client_id", "is required");
-  if (strict && !redirectUri) throw errors.invalidRequest("redirect_uri", "is required");
+  if (strict && !clientId) throw new Refusal("invalid_request", { field: "client_id", why: "is required" });
+  if (strict && !redirectUri)
+    throw new Refusal("invalid_request", { field: "redirect_uri", why: "is required" });
   if (clientId !== undefined) {
-    const lookup = requireClient(apps, clientId, 400);
+    const lookup = requireClient(apps, clientId, "sign_in");
     if (!apps.isRegisteredRedirect(lookup, redirectUri ?? "")) {
       const registered = options.development ? (lookup.client?.redirectUris ?? []) : undefined;
-      throw errors.invalidRedirectUri(clientId, redirectUri ?? "", registered);
+      throw new Refusal("invalid_redirect_uri", {
+        clientId,
+        redirectUri: redirectUri ?? "",
+        registeredRedirectUris: registered,
+      });
     }
   }
   return query;

@@ -4,9 +4,9 @@
  * nonce cookie; accept and reject read that cookie and refuse without the bound nonce.
  */
 import { Elysia, t } from "elysia";
+import { Refusal } from "../domain/refusal.ts";
 import type { Gateway } from "../gateway.ts";
 import { requireCsrfOnPost } from "../http/csrf.ts";
-import { ApiError, errors } from "../http/errors.ts";
 import { acceptConsent, loadConsent, rejectConsent } from "./consent.ts";
 import { consentCookieName, presentedNonces } from "./consent-binding.ts";
 import { consentPage } from "./consent-page.ts";
@@ -15,16 +15,11 @@ import { authDocs as docs } from "./responses.ts";
 const Challenge = t.String({ minLength: 1, maxLength: 1024 });
 
 /** Consent through the gateway needs Hydra's consent admin API; other providers show their own consent. */
-const notSupported = () =>
-  new ApiError(
-    501,
-    "not_supported_by_provider",
-    "This identity provider has no consent API for the gateway (IDP_CONSENT_API=none): it shows its own consent.",
-  );
+const notSupported = () => new Refusal("not_supported_by_provider");
 
 export function consentRoutes(gateway: Gateway) {
   const requireReady = () => {
-    if (!gateway.hydra.configured) throw errors.noIssuer();
+    if (!gateway.hydra.configured) throw new Refusal("issuer_not_configured");
     if (gateway.config.idpConsentApi === "none") throw notSupported();
   };
   const cookieName = consentCookieName(gateway.config);
@@ -101,7 +96,10 @@ export function consentRoutes(gateway: Gateway) {
         async ({ query, request }) => {
           const challenge = typeof query.consent_challenge === "string" ? query.consent_challenge : "";
           if (!challenge || challenge.length > 1024)
-            throw errors.invalidRequest("consent_challenge", "is required (at most 1024 characters)");
+            throw new Refusal("invalid_request", {
+              field: "consent_challenge",
+              why: "is required (at most 1024 characters)",
+            });
           requireReady();
           const view = await loadConsent(gateway, challenge, noncesOf(request));
           if (view.kind === "redirect")

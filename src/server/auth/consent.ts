@@ -13,8 +13,8 @@
 import { grantWelcomeCredit, hasWelcomeCredit, recordConsent } from "../credits/ledger.ts";
 import { isBusy } from "../db/open.ts";
 import type { TransactionOptions } from "../db/sql.ts";
+import { Refusal } from "../domain/refusal.ts";
 import type { Gateway } from "../gateway.ts";
-import { ApiError } from "../http/errors.ts";
 import { idp } from "../idp/call.ts";
 import type { ConsentRequest } from "../idp/hydra.ts";
 import { checkSubject } from "../idp/subject.ts";
@@ -22,19 +22,9 @@ import { bindConsent, isConsentBound } from "./consent-binding.ts";
 
 export const REMEMBER_FOR_SECONDS = 30 * 24 * 3600;
 
-export const consentNotFound = () =>
-  new ApiError(
-    404,
-    "consent_not_found",
-    "This consent request is unknown or has expired: start signing in again.",
-  );
+export const consentNotFound = () => new Refusal("consent_not_found");
 
-export const consentNotBound = () =>
-  new ApiError(
-    403,
-    "consent_not_bound",
-    "This consent request is open in another browser: decide there, or start signing in again here.",
-  );
+export const consentNotBound = () => new Refusal("consent_not_bound");
 
 export type ConsentView =
   /** `setCookie`: the nonce cookie to send, when this load bound the challenge. */
@@ -95,16 +85,11 @@ export async function acceptConsent(
   const request = found.request;
   checkSubject(request.subject);
   if (request.subject !== options.subject) {
-    throw new ApiError(403, "subject_mismatch", "subject does not match the consent request's subject.");
+    throw new Refusal("subject_mismatch");
   }
   const requested = new Set(request.requested_scope);
   const extra = options.grantScope.filter((scope) => !requested.has(scope));
-  if (extra.length > 0)
-    throw new ApiError(
-      400,
-      "invalid_scope",
-      `grant_scope asks for scopes that were not requested: ${extra.join(" ")}.`,
-    );
+  if (extra.length > 0) throw new Refusal("invalid_scope", { notRequested: extra });
   const accepted = await idp(() =>
     gateway.hydra.acceptConsent(options.challenge, {
       grant_scope: options.grantScope,

@@ -5,29 +5,21 @@
  * from another sign-in carries another nonce, or none). Pure: the route verifies, then asks here.
  */
 import type { JWTPayload } from "jose";
-
-export interface IdTokenRefusal {
-  code: "invalid_id_token" | "invalid_nonce";
-  message: string;
-}
+import { Refusal } from "../domain/refusal.ts";
 
 export function idTokenRefusal(
   payload: JWTPayload,
   clientId: string,
   nonce: string | undefined,
-): IdTokenRefusal | undefined {
+): Refusal<"invalid_id_token" | "invalid_nonce"> | undefined {
   const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
   const azp = payload.azp;
   if (audiences.length > 1 && azp === undefined)
-    return { code: "invalid_id_token", message: "The ID token has several audiences and no azp." };
-  if (azp !== undefined && azp !== clientId)
-    return { code: "invalid_id_token", message: "The ID token was issued to another client (azp)." };
+    return new Refusal("invalid_id_token", { about: "audiences" });
+  if (azp !== undefined && azp !== clientId) return new Refusal("invalid_id_token", { about: "azp" });
   if (nonce !== undefined && payload.nonce !== nonce)
-    return { code: "invalid_nonce", message: "The ID token's nonce is not the one this sign-in sent." };
+    return new Refusal("invalid_nonce", { about: "mismatch" });
   if (nonce === undefined && payload.nonce !== undefined)
-    return {
-      code: "invalid_nonce",
-      message: "The ID token carries a nonce but none was sent with the code.",
-    };
+    return new Refusal("invalid_nonce", { about: "unexpected" });
   return undefined;
 }

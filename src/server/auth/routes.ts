@@ -5,9 +5,9 @@
  */
 import { Elysia, t } from "elysia";
 import { requireClient } from "../apps/clients.ts";
+import { Refusal } from "../domain/refusal.ts";
 import type { Gateway } from "../gateway.ts";
 import { requireCsrfOnPost } from "../http/csrf.ts";
-import { ApiError, errors } from "../http/errors.ts";
 import { checkOrigin, originReport } from "../http/origin.ts";
 import { noteCredential } from "../http/request-context.ts";
 import { idp } from "../idp/call.ts";
@@ -17,7 +17,6 @@ import { checkedAuthorizeQuery } from "./authorize.ts";
 import { ensureSignInEffects } from "./consent.ts";
 import { clearSessionCookies, writeSessionCookie } from "./cookies.ts";
 import { authDocs as docs } from "./responses.ts";
-import { endMessage } from "./session-end.ts";
 import { SessionService, signedInView } from "./sessions.ts";
 import { signInSubject } from "./sign-in-subject.ts";
 
@@ -34,7 +33,7 @@ export function authRoutes(gateway: Gateway) {
   };
   const maxAgeOf = (expiresAt: number) => Math.max(0, Math.floor((expiresAt - Date.now()) / 1000));
   const requireIssuer = () => {
-    if (!hydra.configured) throw errors.noIssuer();
+    if (!hydra.configured) throw new Refusal("issuer_not_configured");
   };
   /** The request's live session, refused (403) when it comes from an origin not registered for its app. */
   const sessionOf = async (request: Request) => {
@@ -92,11 +91,15 @@ export function authRoutes(gateway: Gateway) {
       "/auth/token",
       async ({ body, cookie, request }) => {
         requireIssuer();
-        const lookup = requireClient(apps, body.client_id, 400);
+        const lookup = requireClient(apps, body.client_id, "sign_in");
         checkOrigin(apps, request, lookup.app.id);
         if (!apps.isRegisteredRedirect(lookup, body.redirect_uri)) {
           const registered = config.development ? (lookup.client?.redirectUris ?? []) : undefined;
-          throw errors.invalidRedirectUri(body.client_id, body.redirect_uri, registered);
+          throw new Refusal("invalid_redirect_uri", {
+            clientId: body.client_id,
+            redirectUri: body.redirect_uri,
+            registeredRedirectUris: registered,
+          });
         }
         // A browser holding another app's session cannot sign in over it from this origin.
         const previous = await sessionOf(request);
@@ -105,11 +108,7 @@ export function authRoutes(gateway: Gateway) {
           hydra.exchangeCode(client, body.code, body.code_verifier, body.redirect_uri),
         );
         if (!result.ok) {
-          throw new ApiError(
-            400,
-            "exchange_failed",
-            `The identity provider refused the code exchange (${result.error}).`,
-          );
+          throw new Refusal("exchange_failed", { providerError: result.error });
         }
         const userId = await signInSubject(signIn, result.tokens, client, body.nonce);
         // A deleted account: the provider still knows the subject, so its new grant is revoked, best
@@ -119,12 +118,12 @@ export function authRoutes(gateway: Gateway) {
           const { refreshToken } = result.tokens;
           if (refreshToken)
             void sessions.revokeToken(body.client_id, refreshToken, "(deleted account)").catch(() => {});
-          return errors.accountDeleted();
+          return new Refusal("account_deleted");
         };
         if (await gateway.deleted.isDeleted(userId)) throw refuseDeleted();
         if (previous) await sessions.end(previous.row.id, "replaced", previous.row.userId);
         const { row, sealed } = await sessions.start(result.tokens, userId, body.client_id).catch((error) => {
-          throw error instanceof ApiError && error.code === "account_deleted" ? refuseDeleted() : error;
+          throw error instanceof Refusal && error.code === "account_deleted" ? refuseDeleted() : error;
         });
         writeSessionCookie(
           cookie,
@@ -158,7 +157,10 @@ export function authRoutes(gateway: Gateway) {
         const found = await sessionOf(request);
         // Checked before the provider is called: a refresh for another client changes nothing.
         if (found && body?.client_id !== undefined && body.client_id !== found.row.clientId) {
-          throw errors.invalidRequest("client_id", "does not match the session's client");
+          throw new Refusal("invalid_request", {
+            field: "client_id",
+            why: "does not match the session's client",
+          });
         }
         const outcome = await idp(() => sessions.refresh(found));
         if (outcome.kind === "reused") {
@@ -170,11 +172,9 @@ export function authRoutes(gateway: Gateway) {
         if (outcome.kind !== "ok") {
           clearSessionCookies(cookie, config, cookieName, header);
           const reason = await sessions.endReason(header);
-          const refusal =
-            reason === "deleted"
-              ? errors.accountDeleted()
-              : new ApiError(401, "unauthenticated", endMessage(reason));
-          throw refusal.withBody({ reason });
+          throw reason === "deleted"
+            ? new Refusal("account_deleted", { body: { reason } })
+            : new Refusal("unauthenticated", { about: reason, body: { reason } });
         }
         if (outcome.sealed)
           writeSessionCookie(
@@ -220,12 +220,14 @@ export function authRoutes(gateway: Gateway) {
       async ({ query, request, set }) => {
         const type = query.type as FlowType;
         if (!FLOW_TYPES.includes(type))
-          throw errors.invalidRequest("type", `must be one of ${FLOW_TYPES.join(", ")}`);
+          throw new Refusal("invalid_request", {
+            field: "type",
+            why: `must be one of ${FLOW_TYPES.join(", ")}`,
+          });
         if (typeof query.id !== "string" || !/^[A-Za-z0-9-]{1,64}$/.test(query.id)) {
-          throw errors.invalidRequest("id", "must match ^[A-Za-z0-9-]{1,64}$");
+          throw new Refusal("invalid_request", { field: "id", why: "must match ^[A-Za-z0-9-]{1,64}$" });
         }
-        if (!gateway.kratos.publicUrl)
-          throw new ApiError(503, "kratos_not_configured", "No Kratos is configured (KRATOS_PUBLIC_URL).");
+        if (!gateway.kratos.publicUrl) throw new Refusal("kratos_not_configured");
         const answer = await idp(() =>
           gateway.kratos.fetchFlow(type, query.id as string, request.headers.get("cookie")),
         );

@@ -42,18 +42,3 @@ export function endReasonOf(
   if (row.endedAt === null) return "expired";
   return BY_STORED_REASON[row.endReason ?? ""] ?? "revoked";
 }
-
-const SAYS: Record<SessionEndReason, string> = {
-  signed_out: "You signed out: sign in again.",
-  revoked: "Your session was revoked: sign in again.",
-  expired: "Your session expired: sign in again.",
-  reused: "Your session was ended because its credentials were used from somewhere else: sign in again.",
-  replaced: "A newer sign-in in this browser replaced this session.",
-  deleted: "This account has been deleted.",
-  no_session: "No valid session: sign in again.",
-};
-
-/** The refusal's message for a refresh that found no live session. */
-export function endMessage(reason: SessionEndReason): string {
-  return SAYS[reason];
-}

@@ -13,8 +13,8 @@
 import type { DeletedUsers } from "../accounts/pseudonym.ts";
 import type { sessions } from "../db/schema.ts";
 import type { HeldLock, Param, Storage, Tx } from "../db/sql.ts";
+import { Refusal } from "../domain/refusal.ts";
 import { appendEvent } from "../events/log.ts";
-import { errors } from "../http/errors.ts";
 import { randomId } from "../lib/crypto.ts";
 import { Lru } from "../lib/lru.ts";
 import { keyIdOf } from "./seal.ts";
@@ -117,7 +117,7 @@ export class SessionStore {
       currentSeenAt: null,
     };
     await this.storage.transaction(async (tx) => {
-      if (await this.deleted?.guard(tx, [row.userId])) throw errors.accountDeleted();
+      if (await this.deleted?.guard(tx, [row.userId])) throw new Refusal("account_deleted");
       await tx.run(
         `INSERT INTO sessions (id, user_id, client_id, created_at, last_seen_at, access_expires_at, expires_at,
            refresh_hash, refresh_sealed, cookie_key_id) VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8, $9)`,

@@ -16,7 +16,7 @@
  * - Without an ID token (or without `sub` in it), the access token's subject, through the bearer cache
  *   (which refuses the same subjects: the token is then not valid).
  */
-import { ApiError } from "../http/errors.ts";
+import { Refusal } from "../domain/refusal.ts";
 import { accessTokenSubject } from "../idp/access-token-subject.ts";
 import { idp } from "../idp/call.ts";
 import type { HydraClient, TokenSet } from "../idp/hydra.ts";
@@ -38,8 +38,6 @@ export interface SignInClient {
   clientSecret: string | undefined;
 }
 
-const invalid = (message: string) => new ApiError(502, "id_token_invalid", message);
-
 export async function signInSubject(
   parts: SignInSubjectParts,
   tokens: TokenSet,
@@ -59,10 +57,10 @@ export async function signInSubject(
     ).catch((error: unknown) => {
       if (!(error instanceof IdTokenInvalid)) throw error;
       log("warn", "an ID token did not verify", { clientId: client.clientId, cause: error.message });
-      throw invalid("The identity provider returned an ID token that does not verify.");
+      throw new Refusal("id_token_invalid", { about: "signature" });
     });
     const refusal = idTokenRefusal(payload, client.clientId, nonce);
-    if (refusal) throw new ApiError(400, refusal.code, refusal.message);
+    if (refusal) throw refusal;
     const sub = payload.sub;
     if (typeof sub === "string" && sub) {
       checkSubject(sub);
@@ -71,19 +69,18 @@ export async function signInSubject(
       if (!proven) throw notAccepted();
       if (sub !== proven.userId && sub !== proven.pairwiseSubject) {
         log("warn", "the ID token's subject is not the access token's", { clientId: client.clientId });
-        throw invalid("The identity provider's ID token names another user than its access token.");
+        throw new Refusal("id_token_invalid", { about: "subject" });
       }
       // The user is who the access token proves: a bearer call with the same grant names that id.
       checkSubject(proven.userId);
       return proven.userId;
     }
   } else if (nonce !== undefined) {
-    throw new ApiError(400, "invalid_nonce", "A nonce was sent but the provider returned no ID token.");
+    throw new Refusal("invalid_nonce", { about: "no_id_token" });
   }
   const principal = await idp(() => parts.tokens.validate(tokens.accessToken));
   if (!principal) throw notAccepted();
   return principal.userId;
 }
 
-const notAccepted = () =>
-  new ApiError(502, "idp_unavailable", "The identity provider did not accept its own access token.");
+const notAccepted = () => new Refusal("idp_unavailable", { about: "own_token_refused" });

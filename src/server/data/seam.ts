@@ -18,7 +18,7 @@
  */
 import type { AppRegistry } from "../apps/registry.ts";
 import type { Storage, Tx } from "../db/sql.ts";
-import { ApiError } from "../http/errors.ts";
+import { Refusal } from "../domain/refusal.ts";
 import {
   deleteLink,
   dropLink,
@@ -90,11 +90,7 @@ export class DataSeam {
   ): Promise<void> {
     const existing = await linkContributor(tx, resourceId, table, rowId);
     if (existing !== undefined && existing !== contributorId) {
-      throw new ApiError(
-        409,
-        "already_linked",
-        "That row is already linked into this resource by another member.",
-      );
+      throw new Refusal("already_linked");
     }
     await upsertLink(
       tx,

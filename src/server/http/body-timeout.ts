@@ -5,14 +5,12 @@
  * holding the request open until the runtime's idle timer drops the connection with no answer (Bun's
  * idle timer is not reset by body bytes, so a slow upload would otherwise just be cut).
  */
-import { ApiError } from "./errors.ts";
+import { Refusal } from "../domain/refusal.ts";
 
 export const BODY_TIMEOUT_MS = 10_000;
 
-export function requestTimeout(): ApiError {
-  return new ApiError(408, "request_timeout", "The request body did not arrive in time.", {
-    connection: "close",
-  });
+export function requestTimeout(): Refusal {
+  return new Refusal("request_timeout", { during: "body", endsConnection: true });
 }
 
 /** The request's body bytes, or 408 request_timeout once `timeoutMs` has passed. */

@@ -6,7 +6,7 @@
  * OPTIONS (principal.ts; a bearer token needs no header). Neither re-parses the URL, which a malformed
  * Host header can make disagree with the router.
  */
-import { errors } from "./errors.ts";
+import { Refusal } from "../domain/refusal.ts";
 
 export function hasCsrfHeader(request: Request): boolean {
   return request.headers.get("x-service-csrf") === "1";
@@ -14,5 +14,5 @@ export function hasCsrfHeader(request: Request): boolean {
 
 /** A transform hook: refuses a POST without the CSRF header. */
 export function requireCsrfOnPost({ request }: { request: Request }): void {
-  if (request.method === "POST" && !hasCsrfHeader(request)) throw errors.csrf();
+  if (request.method === "POST" && !hasCsrfHeader(request)) throw new Refusal("csrf_required");
 }

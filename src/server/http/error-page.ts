@@ -10,7 +10,8 @@
  * someone to an address of the attacker's choosing. Only registered URIs (from the apps file) are links.
  */
 import { isLoopbackHost } from "../config.ts";
-import type { ApiError, ErrorFacts } from "./errors.ts";
+import type { Refusal, RefusalFacts } from "../domain/refusal.ts";
+import { statusOf } from "./errors.ts";
 import { escapeHtml, type RenderedPage, renderPage } from "./page.ts";
 
 const BROWSER_FACING = new Set(["/auth/authorize", "/auth/consent"]);
@@ -36,13 +37,14 @@ export function prefersHtml(request: Request): boolean {
 }
 
 /** The HTML page for `error`, or undefined when the JSON form applies (see the header). */
-export function errorPage(request: Request, error: ApiError, requestId?: string): RenderedPage | undefined {
+export function errorPage(request: Request, error: Refusal, requestId?: string): RenderedPage | undefined {
   if (request.method !== "GET" && request.method !== "HEAD") return undefined;
   const url = new URL(request.url);
   if (!BROWSER_FACING.has(url.pathname) || !prefersHtml(request)) return undefined;
   const text = explain(error, url);
-  const code = `Error <code>${escapeHtml(error.code)}</code> (HTTP ${error.status})${
-    requestId && error.status >= 500 ? `, request id <code>${escapeHtml(requestId)}</code>` : ""
+  const status = statusOf(error);
+  const code = `Error <code>${escapeHtml(error.code)}</code> (HTTP ${status})${
+    requestId && status >= 500 ? `, request id <code>${escapeHtml(requestId)}</code>` : ""
   }.`;
   return renderPage({
     title: text.title,
@@ -69,8 +71,10 @@ function shorten(text: string, max = 300): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
-function explain(error: ApiError, url: URL): Explained {
+function explain(error: Refusal, url: URL): Explained {
   const again = link(url.pathname + url.search, "Try again", true);
+  if (error.is("invalid_redirect_uri")) return redirectUriRefused(error.facts);
+  const status = statusOf(error);
   switch (error.code) {
     case "issuer_not_configured":
       return {
@@ -82,8 +86,6 @@ function explain(error: ApiError, url: URL): Explained {
           ),
         actions: home(true),
       };
-    case "invalid_redirect_uri":
-      return redirectUriRefused(error.facts ?? {});
     case "unknown_client":
       return {
         title: "This app is not known to the gateway",
@@ -136,19 +138,19 @@ function explain(error: ApiError, url: URL): Explained {
       };
     default:
       return {
-        title: error.status >= 500 ? "Something went wrong on our side" : "This request was refused",
+        title: status >= 500 ? "Something went wrong on our side" : "This request was refused",
         body: p(escapeHtml(error.message)),
-        actions: (error.status >= 500 ? again : "") + home(error.status < 500),
+        actions: (status >= 500 ? again : "") + home(status < 500),
       };
   }
 }
 
 /** An unregistered redirect URI: what was received and, in development, what is registered. */
-function redirectUriRefused(facts: ErrorFacts): Explained {
-  const received = facts.redirectUri ?? "";
+function redirectUriRefused(facts: RefusalFacts<"invalid_redirect_uri">): Explained {
+  const received = facts.redirectUri;
   const registered = facts.registeredRedirectUris;
   let body = p(
-    `The app asked to come back to ${received ? c(received) : "no address"} after sign-in, but that redirect URI is not registered for client ${c(facts.clientId ?? "")}. The gateway stops here rather than send you to an address it does not know.`,
+    `The app asked to come back to ${received ? c(received) : "no address"} after sign-in, but that redirect URI is not registered for client ${c(facts.clientId)}. The gateway stops here rather than send you to an address it does not know.`,
   );
   let actions = "";
   if (registered === undefined) {

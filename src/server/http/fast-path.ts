@@ -30,7 +30,7 @@ import {
   rosterView,
   selfChangeView,
 } from "../resources/views.ts";
-import { errorBody } from "./errors.ts";
+import { errorBody, headersOf, statusOf } from "./errors.ts";
 import { checkOrigin } from "./origin.ts";
 import { corsHeaders, headerBytes, MAX_HEADER_BYTES, refusalFor } from "./plumbing.ts";
 import { cachedPrincipal, meView } from "./principal.ts";
@@ -125,9 +125,8 @@ export function fastPath(gateway: Gateway): (request: Request, facts?: RequestFa
   const refused = (request: Request, facts: RequestFacts, route: string, error: unknown): Response => {
     const { refusal, id } = refusalFor(error, undefined, request, log);
     const body = JSON.stringify(errorBody(refusal, id));
-    const response = new Response(body, { status: refusal.status, headers: REFUSAL_HEADERS });
-    for (const [name, value] of Object.entries(refusal.headers ?? {}))
-      for (const one of Array.isArray(value) ? value : [value]) response.headers.append(name, one);
+    const response = new Response(body, { status: statusOf(refusal), headers: REFUSAL_HEADERS });
+    for (const [name, value] of Object.entries(headersOf(refusal))) response.headers.append(name, value);
     // A refused origin gets no CORS grant: the page cannot even read the refusal.
     return answer(request, facts, route, response, refusal.code !== "origin_not_allowed");
   };

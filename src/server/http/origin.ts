@@ -12,13 +12,13 @@
  * for a client, which that page learns anyway by being refused.
  */
 import type { AppRegistry } from "../apps/registry.ts";
-import { errors } from "./errors.ts";
+import { Refusal } from "../domain/refusal.ts";
 
 /** Throws 403 origin_not_allowed when the request comes from an origin not registered for `appId`. */
 export function checkOrigin(apps: AppRegistry, request: Request, appId: string): void {
   const origin = request.headers.get("origin");
   if (origin === null || isSameOrigin(origin, request)) return;
-  if (!apps.isOriginOfApp(origin, appId)) throw errors.originNotAllowed();
+  if (!apps.isOriginOfApp(origin, appId)) throw new Refusal("origin_not_allowed");
 }
 
 function isSameOrigin(origin: string, request: Request): boolean {

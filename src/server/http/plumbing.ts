@@ -9,10 +9,12 @@
  */
 import { Elysia } from "elysia";
 import type { AppRegistry } from "../apps/registry.ts";
+import { databaseRefusal } from "../db/failures.ts";
+import { Refusal } from "../domain/refusal.ts";
 import type { Logger } from "../lib/log.ts";
 import { readBody } from "./body-timeout.ts";
 import { errorPage } from "./error-page.ts";
-import { ApiError, databaseError, errorBody, errors } from "./errors.ts";
+import { errorBody, headersOf, statusOf } from "./errors.ts";
 import { routeLabel } from "./metrics.ts";
 import { requestId } from "./request-context.ts";
 
@@ -65,9 +67,9 @@ export function plumbing(options: PlumbingOptions) {
       // Answers carry who is signed in and their data: never stored by a browser or a shared cache.
       set.headers["cache-control"] = "no-store";
       set.headers["x-content-type-options"] = "nosniff";
-      if (headerBytes(request) > MAX_HEADER_BYTES) throw errors.headersTooLarge();
+      if (headerBytes(request) > MAX_HEADER_BYTES) throw new Refusal("headers_too_large");
       const length = request.headers.get("content-length");
-      if (length !== null && Number(length) > MAX_BODY_BYTES) throw errors.tooLarge();
+      if (length !== null && Number(length) > MAX_BODY_BYTES) throw new Refusal("payload_too_large");
       if (!apps) return;
       const origin = request.headers.get("origin");
       if (origin === null) return;
@@ -87,30 +89,26 @@ export function plumbing(options: PlumbingOptions) {
     .onParse({ as: "global" }, async ({ request, contentType }) => {
       // Every body this API takes is a JSON object of at most 64 KiB (counted in bytes).
       const bytes = await readBody(request, bodyTimeoutMs);
-      if (bytes.byteLength > MAX_BODY_BYTES) throw errors.tooLarge();
+      if (bytes.byteLength > MAX_BODY_BYTES) throw new Refusal("payload_too_large");
       const text = new TextDecoder().decode(bytes);
       if (text.trim() === "") return {};
       if (contentType && !/^application\/([\w.+-]*\+)?json\b/i.test(contentType)) {
-        throw new ApiError(
-          415,
-          "unsupported_media_type",
-          "Send the body as JSON (Content-Type: application/json).",
-        );
+        throw new Refusal("unsupported_media_type");
       }
       let body: unknown;
       try {
         body = JSON.parse(text);
       } catch {
-        throw errors.invalidJson();
+        throw new Refusal("invalid_json");
       }
       if (typeof body !== "object" || body === null || Array.isArray(body)) {
-        throw errors.invalidRequest("body", "must be a JSON object");
+        throw new Refusal("invalid_request", { field: "body", why: "must be a JSON object" });
       }
       return body;
     })
     .onError({ as: "global" }, ({ error, code, set, request }) => {
       /** `{error, code}` JSON, or the HTML page when a browser navigating to its page asks for HTML. */
-      const respond = (refusal: ApiError, id?: string) => {
+      const respond = (refusal: Refusal, id?: string) => {
         const page = errorPage(request, refusal, id);
         if (page) {
           Object.assign(set.headers, page.headers);
@@ -119,21 +117,21 @@ export function plumbing(options: PlumbingOptions) {
         set.headers["content-type"] = "application/json";
         return errorBody(refusal, id);
       };
-      const { refusal: apiError, id } = refusalFor(error, code, request, log);
-      set.status = apiError.status;
+      const { refusal, id } = refusalFor(error, code, request, log);
+      set.status = statusOf(refusal);
       // A refused origin gets no CORS grant: the page cannot even read the refusal.
-      if (apiError.code === "origin_not_allowed") {
+      if (refusal.code === "origin_not_allowed") {
         delete set.headers["access-control-allow-origin"];
         delete set.headers["access-control-allow-credentials"];
       }
-      for (const [name, value] of Object.entries(apiError.headers ?? {})) set.headers[name] = value as string;
-      return respond(apiError, id);
+      for (const [name, value] of Object.entries(headersOf(refusal))) set.headers[name] = value;
+      return respond(refusal, id);
     });
 }
 
 /**
- * The refusal a failure is answered with, and its log line: an ApiError as it is (logged when it has a
- * detail); the framework's parse, validation and routing failures; a database's refusal (503 or 400,
+ * The refusal a failure is answered with, and its log line: a Refusal as it is (logged when it has a
+ * cause for the log); the framework's parse, validation and routing failures; a database's refusal (503 or 400,
  * logged as a warning); anything else 500 `internal`, logged with the request id, which its body
  * carries too (`id`). The framework's error hook and the fast path (fast-path.ts) both answer with it.
  */
@@ -142,17 +140,17 @@ export function refusalFor(
   code: unknown,
   request: Request,
   log: Logger,
-): { refusal: ApiError; id?: string } {
+): { refusal: Refusal; id?: string } {
   const cause = (error as { cause?: unknown })?.cause;
-  let refusal: ApiError;
-  if (error instanceof ApiError) refusal = error;
-  else if (cause instanceof ApiError) refusal = cause;
-  else if (code === "PARSE") refusal = errors.invalidJson();
+  let refusal: Refusal;
+  if (error instanceof Refusal) refusal = error;
+  else if (cause instanceof Refusal) refusal = cause;
+  else if (code === "PARSE") refusal = new Refusal("invalid_json");
   else if (code === "VALIDATION") refusal = validationError(error);
-  else if (code === "NOT_FOUND") refusal = errors.notFound();
-  else if ((error as { status?: number })?.status === 413) refusal = errors.tooLarge();
-  else if (databaseError(error ?? cause)) {
-    refusal = databaseError(error ?? cause)!;
+  else if (code === "NOT_FOUND") refusal = new Refusal("not_found", { what: "route" });
+  else if ((error as { status?: number })?.status === 413) refusal = new Refusal("payload_too_large");
+  else if (databaseRefusal(error ?? cause)) {
+    refusal = databaseRefusal(error ?? cause)!;
     log("warn", "database refused a statement", {
       requestId: requestId(request),
       method: request.method,
@@ -168,22 +166,22 @@ export function refusalFor(
       error: String((error as Error)?.name ?? "Error"),
       detail: String((error as Error)?.message ?? error).slice(0, 300),
     });
-    return { refusal: new ApiError(500, "internal", "Something went wrong on our side."), id };
+    return { refusal: new Refusal("internal"), id };
   }
-  if (refusal.detail)
+  if (refusal.log?.cause)
     log("warn", refusal.code === "idp_unavailable" ? "identity provider failed" : "request refused", {
       requestId: requestId(request),
       method: request.method,
       route: routeLabel(new URL(request.url).pathname),
       code: refusal.code,
-      ...refusal.logFields,
-      cause: refusal.detail.slice(0, 300),
+      ...refusal.log.fields,
+      cause: refusal.log.cause.slice(0, 300),
     });
   return { refusal };
 }
 
-function validationError(error: unknown): ApiError {
+function validationError(error: unknown): Refusal {
   const detail = (error as { valueError?: { path?: string; message?: string } }).valueError;
   const field = detail?.path ? detail.path.replace(/^\//, "").replaceAll("/", ".") || "body" : "body";
-  return errors.invalidRequest(field, detail?.message?.toLowerCase() ?? "is invalid");
+  return new Refusal("invalid_request", { field, why: detail?.message?.toLowerCase() ?? "is invalid" });
 }

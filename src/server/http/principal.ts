@@ -12,22 +12,18 @@
  */
 
 import { requireClient } from "../apps/clients.ts";
+import type { Caller } from "../domain/caller.ts";
+import { Refusal } from "../domain/refusal.ts";
 import type { Gateway } from "../gateway.ts";
+import { idpRefusal } from "../idp/call.ts";
 import { IdpUnavailable } from "../idp/hydra.ts";
 import { clientAddress } from "./client-address.ts";
 import { hasCsrfHeader } from "./csrf.ts";
-import { ApiError, errors } from "./errors.ts";
 import { checkOrigin } from "./origin.ts";
 import { noteCredential } from "./request-context.ts";
 
-export interface Principal {
-  userId: string;
-  /** The OAuth client: from the session, or from introspection; undefined under the userinfo fallback. */
-  clientId: string | undefined;
-  appId: string;
-  via: "cookie" | "bearer";
-  sessionId?: string;
-}
+/** The caller as the HTTP side names it (the domain's `Caller`). */
+export type Principal = Caller;
 
 /** What `GET /v1/me` answers (the route and the fast path send the same). */
 export function meView(p: Principal) {
@@ -62,11 +58,11 @@ function principalOf(
   const authorization = request.headers.get("authorization");
   if (authorization !== null) {
     const match = /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(authorization);
-    if (!match) throw errors.unauthenticated();
+    if (!match) throw new Refusal("unauthenticated");
     return bearerPrincipal(gateway, match[1]!, request, cachedOnly);
   }
   const cookieHeader = request.headers.get("cookie");
-  if (cookieHeader === null) throw errors.unauthenticated();
+  if (cookieHeader === null) throw new Refusal("unauthenticated");
   const hit = gateway.sessions.peek(cookieHeader);
   if (hit === null) return cachedOnly ? undefined : refuseSignedOut(gateway, cookieHeader);
   const finish = (resolved: typeof hit | null): Principal | Promise<Principal> => {
@@ -75,13 +71,9 @@ function principalOf(
     noteCredential(request, "cookie", clientId);
     const appId = gateway.apps.appFor(clientId).id;
     checkOrigin(gateway.apps, request, appId);
-    if (!SAFE_METHODS.has(request.method) && !hasCsrfHeader(request)) throw errors.csrf();
+    if (!SAFE_METHODS.has(request.method) && !hasCsrfHeader(request)) throw new Refusal("csrf_required");
     if (resolved.cookie.aexp <= Date.now()) {
-      throw new ApiError(
-        401,
-        "unauthenticated",
-        "The access token has expired: call POST /auth/refresh and retry.",
-      );
+      throw new Refusal("unauthenticated", { about: "access_expired" });
     }
     gateway.store.touch(resolved.row);
     return { userId, clientId, appId, via: "cookie", sessionId: id };
@@ -99,25 +91,25 @@ function bearerPrincipal(
   const toPrincipal = (
     found: { userId: string; clientId: string | undefined } | null,
   ): Principal | Promise<Principal> | undefined => {
-    if (!found) throw errors.unauthenticated();
+    if (!found) throw new Refusal("unauthenticated");
     noteCredential(request, "bearer", found.clientId);
-    if (found.clientId !== undefined) requireClient(gateway.apps, found.clientId, 401);
+    if (found.clientId !== undefined) requireClient(gateway.apps, found.clientId, "bearer");
     const appId = gateway.apps.appFor(found.clientId).id;
     checkOrigin(gateway.apps, request, appId);
     const principal: Principal = { userId: found.userId, clientId: found.clientId, appId, via: "bearer" };
     const deleted = gateway.deleted.isDeleted(found.userId);
     if (deleted === false) return principal;
-    if (deleted === true) throw errors.accountDeleted();
+    if (deleted === true) throw new Refusal("account_deleted");
     if (cachedOnly) {
       deleted.catch(() => {});
       return undefined;
     }
     return deleted.then((gone) => {
-      if (gone) throw errors.accountDeleted();
+      if (gone) throw new Refusal("account_deleted");
       return principal;
     });
   };
-  if (!gateway.hydra.configured) throw errors.unauthenticated();
+  if (!gateway.hydra.configured) throw new Refusal("unauthenticated");
   // Without a change signal (PostgreSQL) the deleted-account check reads the database on every call:
   // nothing to answer from memory, so the cache is not asked twice (once here, once on the full path).
   if (cachedOnly && !gateway.deleted.remembersLive) return undefined;
@@ -130,14 +122,10 @@ function bearerPrincipal(
     .then(
       (found) => toPrincipal(found)!,
       (error) => {
-        if (error instanceof IdpUnavailable) throw errors.idpUnavailable(error);
+        if (error instanceof IdpUnavailable) throw idpRefusal(error);
         // The request ended (client gone, idle timeout) while its check waited: nobody reads this answer.
         if ((error as Error)?.name === "AbortError")
-          throw new ApiError(
-            408,
-            "request_timeout",
-            "The request ended before its bearer token was checked.",
-          );
+          throw new Refusal("request_timeout", { during: "token_check" });
         throw error;
       },
     );
@@ -146,5 +134,5 @@ function bearerPrincipal(
 /** No live session behind the cookie: 403 `account_deleted` when the deletion ended it, else 401. */
 async function refuseSignedOut(gateway: Gateway, cookieHeader: string): Promise<never> {
   const reason = await gateway.sessions.endReason(cookieHeader);
-  throw reason === "deleted" ? errors.accountDeleted() : errors.unauthenticated();
+  throw reason === "deleted" ? new Refusal("account_deleted") : new Refusal("unauthenticated");
 }

@@ -10,8 +10,8 @@
  * - lone surrogates (not text);
  * - more than 256 UTF-16 units: longer than the admin API takes as an id.
  */
-import { ApiError } from "../http/errors.ts";
-import { textRefusal } from "../http/text.ts";
+import { Refusal } from "../domain/refusal.ts";
+import { textRefusal } from "../domain/text.ts";
 
 export const SUBJECT_MAX_LENGTH = 256;
 const SEPARATORS = /[\p{Zl}\p{Zp}]/u;
@@ -31,11 +31,5 @@ export function subjectRefusal(subject: string): string | undefined {
 export function checkSubject(subject: string): void {
   const why = subjectRefusal(subject);
   if (why === undefined) return;
-  throw new ApiError(
-    403,
-    "invalid_subject",
-    "The identity provider names this account with an id the gateway does not accept (control or invisible characters, or over 256 characters): ask the provider's operator.",
-    undefined,
-    `the provider's subject ${why}`,
-  );
+  throw new Refusal("invalid_subject", { log: { cause: `the provider's subject ${why}` } });
 }

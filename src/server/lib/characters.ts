@@ -1,6 +1,6 @@
 /**
  * The characters that make text read as something else: what the API refuses in names and subjects
- * (http/text.ts, idp/subject.ts) and what the operator's terminal never draws as it is (tui/printable.ts),
+ * (domain/text.ts, idp/subject.ts) and what the operator's terminal never draws as it is (tui/printable.ts),
  * written once so the two never drift apart.
  */
 

@@ -8,10 +8,11 @@
  * an admin together.
  */
 import type { Storage } from "../db/sql.ts";
+import type { Caller } from "../domain/caller.ts";
+import { Refusal } from "../domain/refusal.ts";
 import { appendEvent } from "../events/log.ts";
-import type { Principal } from "../http/principal.ts";
 import { canSee } from "./access.ts";
-import { EVENT, notFound, refusal, refuseDeleted } from "./refusals.ts";
+import { EVENT, refuseDeleted } from "./refusals.ts";
 import type { MembershipService } from "./service.ts";
 import { decide, type OfferFacts, type OwnershipTrigger } from "./transitions.ts";
 
@@ -28,7 +29,7 @@ export class OwnershipService {
    * the other steps act on the resource's pending offer.
    */
   change(
-    principal: Principal,
+    principal: Caller,
     resourceId: string,
     action: OwnershipAction,
     targetUserId?: string,
@@ -43,7 +44,8 @@ export class OwnershipService {
         store.offers.get(resourceId, tx),
       ]);
       refuseDeleted(gone, principal.userId);
-      if (!resource || resource.appId !== principal.appId || !canSee(resource, actor)) throw notFound();
+      if (!resource || resource.appId !== principal.appId || !canSee(resource, actor))
+        throw new Refusal("not_found");
       const offerFacts: OfferFacts = !offer
         ? "none"
         : offer.userId === principal.userId
@@ -54,7 +56,7 @@ export class OwnershipService {
           ? { kind: action, targetIsActor: targetUserId === principal.userId }
           : { kind: action, offer: offerFacts };
       const decision = decide(this.membership.facts(resource), trigger, actor, target);
-      if (!decision.ok) throw refusal(decision.code, decision.status);
+      if (!decision.ok) throw decision.refusal;
       // Who the step is about: the member offered (now, or by the offer that ends).
       const subject = targetUserId ?? offer!.userId;
       await this.membership.apply(tx, resource, decision.change, subject, target, principal.userId);

@@ -4,13 +4,12 @@
  * rules (access.ts) or call the service, shape the view.
  */
 import { Elysia, t } from "elysia";
+import { Refusal } from "../domain/refusal.ts";
+import { checkFields, cleanName } from "../domain/text.ts";
 import type { Gateway } from "../gateway.ts";
-import { ApiError } from "../http/errors.ts";
 import { NO_CONTROL } from "../http/patterns.ts";
 import { type Principal, resolvePrincipal } from "../http/principal.ts";
-import { checkFields, cleanName } from "../http/text.ts";
 import { callerRosterAccess, canRead, canSee, requesterSeesDetails } from "./access.ts";
-import { notFound } from "./refusals.ts";
 import { resourceDocs as docs } from "./responses.ts";
 import {
   browsePageView,
@@ -109,7 +108,8 @@ export function resourceRoutes(gateway: Gateway) {
         "/static",
         async ({ principal, query }) => {
           const row = await store.findStatic(principal.appId, query.type, query.slug);
-          if (!row || !canSee(row, await store.getMembership(row.id, principal.userId))) throw notFound();
+          if (!row || !canSee(row, await store.getMembership(row.id, principal.userId)))
+            throw new Refusal("not_found");
           return resourceView(row, true);
         },
         {
@@ -121,7 +121,7 @@ export function resourceRoutes(gateway: Gateway) {
         "/:id",
         async ({ principal, params }) => {
           const row = await store.getResourceFor(params.id, principal.userId);
-          if (!canRead(row, principal.appId)) throw notFound();
+          if (!canRead(row, principal.appId)) throw new Refusal("not_found");
           return resourceView(row, true);
         },
         { detail: docs.get },
@@ -139,8 +139,8 @@ export function resourceRoutes(gateway: Gateway) {
         async ({ principal, params }) => {
           const row = await store.getResourceFor(params.id, principal.userId);
           const access = callerRosterAccess(row, principal.appId);
-          if (access === "not_found") throw notFound();
-          if (access === "forbidden") throw new ApiError(403, "forbidden", "You may not see this roster.");
+          if (access === "not_found") throw new Refusal("not_found");
+          if (access === "forbidden") throw new Refusal("forbidden", { about: "roster" });
           return rosterView(await store.listMembers(params.id));
         },
         { detail: docs.members },

@@ -7,10 +7,11 @@ import type { DeletedUsers } from "../accounts/pseudonym.ts";
 import type { AppRegistry, TypeConfig } from "../apps/registry.ts";
 import type { DataSeam } from "../data/seam.ts";
 import type { Storage, TransactionOptions, Tx } from "../db/sql.ts";
+import type { Caller } from "../domain/caller.ts";
+import { Refusal } from "../domain/refusal.ts";
 import { appendEvent } from "../events/log.ts";
-import type { Principal } from "../http/principal.ts";
 import { canSee, isOwner } from "./access.ts";
-import { EVENT, notFound, refusal, refuseDeleted } from "./refusals.ts";
+import { EVENT, refuseDeleted } from "./refusals.ts";
 import type { MemberRow, ResourceRow, ResourceStore } from "./store.ts";
 import {
   type Change,
@@ -65,10 +66,10 @@ export class MembershipService {
     };
   }
 
-  async createResource(principal: Principal, options: CreateResourceOptions): Promise<ResourceRow> {
+  async createResource(principal: Caller, options: CreateResourceOptions): Promise<ResourceRow> {
     const type = this.apps.typeConfig(principal.appId, options.type);
-    if (!type) throw refusal("unknown_type", 404);
-    if (type.reserved) throw refusal("reserved_type", 403);
+    if (!type) throw new Refusal("unknown_type");
+    if (type.reserved) throw new Refusal("reserved_type");
     const now = Date.now();
     const row: ResourceRow = {
       seq: 0,
@@ -112,7 +113,7 @@ export class MembershipService {
    * (invite, acceptRequest, rejectRequest, setRole, remove); otherwise the caller is the subject.
    */
   transition(
-    principal: Principal,
+    principal: Caller,
     resourceId: string,
     trigger: TriggerRequest,
     targetUserId?: string,
@@ -127,16 +128,16 @@ export class MembershipService {
         targetUserId === undefined ? undefined : this.store.getMembership(resourceId, targetUserId, tx),
       ]);
       refuseDeleted(gone, principal.userId);
-      if (!resource || resource.appId !== principal.appId) throw notFound();
+      if (!resource || resource.appId !== principal.appId) throw new Refusal("not_found");
       if (trigger.kind === "delete" && resource.type === "_app")
-        throw refusal("app_resource_undeletable", 403);
+        throw new Refusal("app_resource_undeletable");
       // Request and join answer for resources the caller cannot see (a members-only join is 403),
       // and a pending requester may always withdraw (leave).
       const exempt =
         trigger.kind === "request" ||
         trigger.kind === "join" ||
         (trigger.kind === "leave" && actor !== undefined);
-      if (!exempt && !canSee(resource, actor)) throw notFound();
+      if (!exempt && !canSee(resource, actor)) throw new Refusal("not_found");
       let input: Trigger;
       if (trigger.kind === "delete") {
         input = { kind: "delete", actorIsOwner: isOwner(resource, principal.userId) };
@@ -178,7 +179,7 @@ export class MembershipService {
         this.store.getMembership(resourceId, targetUserId, tx),
       ]);
       refuseDeleted(gone, "");
-      if (!resource) throw notFound();
+      if (!resource) throw new Refusal("not_found");
       const decision = decide(this.facts(resource), trigger, OPERATOR, target);
       return this.commit(tx, resource, trigger.kind, decision, targetUserId, target, actor);
     });
@@ -194,7 +195,7 @@ export class MembershipService {
     before: MemberRow | undefined,
     actorId: string,
   ): Promise<Change> {
-    if (!decision.ok) throw refusal(decision.code, decision.status);
+    if (!decision.ok) throw decision.refusal;
     const change = decision.change;
     await this.apply(tx, resource, change, subject, before, actorId);
     if (change.kind !== "none") {
@@ -303,9 +304,9 @@ export class MembershipService {
       ]);
       // The writer is the user the data service acts for: its own account.
       refuseDeleted(gone, userId);
-      if (!resource) throw notFound();
+      if (!resource) throw new Refusal("not_found");
       const decision = decide(this.facts(resource), { kind: "autoJoin" }, actor);
-      if (!decision.ok) throw refusal(decision.code, decision.status);
+      if (!decision.ok) throw decision.refusal;
       const change = decision.change;
       if (change.kind === "add") {
         await this.apply(tx, resource, change, userId, undefined, userId);

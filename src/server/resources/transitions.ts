@@ -6,6 +6,7 @@
  * rows inside the write transaction, asks here, and applies the answer in that same transaction, so
  * two racing requests cannot both pass a check.
  */
+import { Refusal, type RefusalCode, type RefusalDetails } from "../domain/refusal.ts";
 import { canActOn, canGrant, type GrantableRole, isAdmin, isGrantableRole, type Role } from "./roles.ts";
 
 export type MemberState = "invited" | "requested" | "active";
@@ -62,9 +63,10 @@ export type TriggerRequest =
   | { kind: "invite"; role?: unknown }
   | { kind: "delete" };
 
-export type RefusalCode =
+/** The codes `decide()` refuses with (their status and words are the refusal table's). */
+export type MembershipRefusalCode = Extract<
+  RefusalCode,
   | "forbidden"
-  | "not_found"
   | "invalid_role"
   | "role_above_ceiling"
   | "already_member"
@@ -80,7 +82,8 @@ export type RefusalCode =
   | "not_a_member"
   | "app_resource_undeletable"
   | "app_resource_untransferable"
-  | "no_pending_offer";
+  | "no_pending_offer"
+>;
 
 export type Change =
   /** A new membership row (invite, request, join, auto-join). */
@@ -99,34 +102,15 @@ export type Change =
   | { kind: "endOffer" }
   | { kind: "none" };
 
-export type Decision = { ok: true; change: Change } | { ok: false; code: RefusalCode; status: number };
-
-/** The HTTP status of each refusal. */
-export const REFUSAL_STATUS: Record<RefusalCode, number> = {
-  forbidden: 403,
-  not_found: 404,
-  invalid_role: 400,
-  role_above_ceiling: 403,
-  already_member: 409,
-  already_pending: 409,
-  too_many_pending_invites: 429,
-  no_pending_invite: 404,
-  no_pending_request: 404,
-  not_public: 403,
-  pending_membership: 409,
-  target_is_owner: 403,
-  insufficient_rank: 403,
-  owner_cannot_leave: 403,
-  not_a_member: 404,
-  app_resource_undeletable: 403,
-  app_resource_untransferable: 403,
-  no_pending_offer: 404,
-};
+export type Decision = { ok: true; change: Change } | { ok: false; refusal: Refusal<MembershipRefusalCode> };
 
 export const MAX_PENDING_INVITES = 50;
 
 const ok = (change: Change): Decision => ({ ok: true, change });
-const no = (code: RefusalCode, status = REFUSAL_STATUS[code]): Decision => ({ ok: false, code, status });
+const no = <C extends MembershipRefusalCode>(code: C, ...details: RefusalDetails<C>): Decision => ({
+  ok: false,
+  refusal: new Refusal(code, ...details),
+});
 
 /**
  * @param actor  the caller's membership in the resource, if any
@@ -184,7 +168,7 @@ export function decide(
     case "autoJoin":
       // The first write against a public resource joins; reads never do (the data seam asks only on writes).
       if (actorActive) return ok({ kind: "none" });
-      if (actor) return no("pending_membership", 403);
+      if (actor) return no("pending_membership", { autoJoin: true });
       if (!resource.isPublic) return no("forbidden");
       return ok({ kind: "add", state: "active", role: resource.defaultRole });
     case "setRole": {

@@ -2,8 +2,9 @@
  * The shapes clients see: a resource view, a pending requester's view, a browse item. The owner
  * principal and deployment internals (`seq`, `app_id`, `owner_id`, `slug`) never appear in a view.
  */
-import { errors } from "../http/errors.ts";
-import { cleanQuery } from "../http/text.ts";
+
+import { Refusal } from "../domain/refusal.ts";
+import { cleanQuery } from "../domain/text.ts";
 import type { BrowseItem, RequestedView, ResourceView } from "./model.ts";
 import type { BrowseQuery, BrowseRow, ResourceRow, RosterRow } from "./store.ts";
 
@@ -71,7 +72,7 @@ export function decodeCursor(cursor: string): { createdAt: number; id: string } 
 export function parseLimit(raw: unknown, fallback = 20): number {
   if (raw === undefined || raw === "") return fallback;
   if (typeof raw !== "string" || !/^\d{1,9}$/.test(raw) || Number(raw) < 1) {
-    throw errors.invalidRequest("limit", "must be an integer >= 1");
+    throw new Refusal("invalid_request", { field: "limit", why: "must be an integer >= 1" });
   }
   return Math.min(Number(raw), 100);
 }
@@ -80,7 +81,8 @@ export function parseLimit(raw: unknown, fallback = 20): number {
 export function parseCursor(raw: string | undefined): { createdAt: number; id: string } | undefined {
   if (raw === undefined || raw === "") return undefined;
   const after = decodeCursor(raw);
-  if (!after) throw errors.invalidRequest("cursor", "is not a cursor this API returned");
+  if (!after)
+    throw new Refusal("invalid_request", { field: "cursor", why: "is not a cursor this API returned" });
   return after;
 }
 

@@ -9,7 +9,7 @@
  * U+200C) are allowed between two visible characters: emoji sequences and several scripts need them.
  */
 import { isJoinerBetweenVisible } from "../lib/characters.ts";
-import { errors } from "./errors.ts";
+import { Refusal } from "./refusal.ts";
 
 const CONTROL = /\p{Cc}/u;
 const FORMAT = /\p{Cf}/u;
@@ -33,7 +33,7 @@ export function textRefusal(text: string, joinersBetweenVisible = false): string
 /** Throws 400 invalid_request naming the field when the text is refused. */
 export function checkText(field: string, text: string, joinersBetweenVisible = false): void {
   const why = textRefusal(text, joinersBetweenVisible);
-  if (why) throw errors.invalidRequest(field, why);
+  if (why) throw new Refusal("invalid_request", { field, why });
 }
 
 /** A resource name as stored: trimmed, NFC, 1-200 characters, no look-alike tricks. */
@@ -42,7 +42,10 @@ export function cleanName(raw: string): string {
   checkText("name", name, true);
   const length = [...name].length;
   if (length < 1 || length > NAME_MAX_CHARACTERS)
-    throw errors.invalidRequest("name", `must be 1-${NAME_MAX_CHARACTERS} characters after trimming`);
+    throw new Refusal("invalid_request", {
+      field: "name",
+      why: `must be 1-${NAME_MAX_CHARACTERS} characters after trimming`,
+    });
   return name;
 }
 
@@ -55,7 +58,10 @@ export function cleanQuery(raw: string | undefined): string | undefined {
   if (!raw) return undefined;
   const query = raw.normalize("NFC");
   if ([...query].length > NAME_MAX_CHARACTERS)
-    throw errors.invalidRequest("query", `must be at most ${NAME_MAX_CHARACTERS} characters`);
+    throw new Refusal("invalid_request", {
+      field: "query",
+      why: `must be at most ${NAME_MAX_CHARACTERS} characters`,
+    });
   return query;
 }
 
