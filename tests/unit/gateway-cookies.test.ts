@@ -4,7 +4,7 @@ import {
   gatewayCookieMatcher,
   mayRelaySetCookie,
   withoutCookies,
-} from "../../src/server/http/gateway-cookies.ts";
+} from "../../src/server/auth/gateway-cookies.ts";
 
 const plain = gatewayCookieMatcher("sg_session", "sg_consent");
 const secure = gatewayCookieMatcher("__Host-sg_session", "__Secure-sg_consent");

@@ -8,7 +8,7 @@
  * nonce), and Kratos' Set-Cookies come back minus any for a gateway cookie name: Kratos is another
  * service, and neither reading the gateway's credentials nor replacing them is its business.
  */
-import { type CookieNameMatcher, mayRelaySetCookie, withoutCookies } from "../http/gateway-cookies.ts";
+import { type CookieNameMatcher, mayRelaySetCookie, withoutCookies } from "../auth/gateway-cookies.ts";
 import { fetchText, unusableAnswer } from "./provider-fetch.ts";
 
 export const FLOW_TYPES = ["login", "registration", "recovery", "settings", "verification", "error"] as const;
