@@ -2,7 +2,8 @@
  * Why a browser's session is gone, in the words the page gets: `/auth/session` says it beside
  * `authenticated: false` and a refused `/auth/refresh` beside its `code`, so an app can tell the person
  * "an operator signed you out" instead of failing on the next call. The SDK's `auth.onChange` passes it
- * on. The list is the one the SDK's `SessionEndReason` is generated from.
+ * on. The list is the one the SDK's `SessionEndReason` is generated from; the sentence a refused refresh
+ * says for each reason is the refusal table's (`unauthenticated`, domain/refusals.ts).
  */
 import type { SessionRow } from "./session-store.ts";
 

@@ -9,10 +9,8 @@
 import { pick, type Refusal } from "../domain/refusal.ts";
 import { REFUSAL_CODES, REFUSALS, type RefusalCode } from "../domain/refusals.ts";
 
-export type ErrorCode = RefusalCode;
-
 /** Every `code` an `{error, code}` body of the gateway carries: the OpenAPI `Error.code` and the SDK's list. */
-export const ERROR_CODES: readonly ErrorCode[] = REFUSAL_CODES;
+export const ERROR_CODES: readonly RefusalCode[] = REFUSAL_CODES;
 
 /** The HTTP status the table gives `refusal`. */
 export function statusOf(refusal: Refusal): number {
