@@ -7,7 +7,7 @@
  * of the gateway cannot cost less than this.
  */
 import { observeRequests } from "../../src/server/http/access-log.ts";
-import { ANSWER_HEADERS } from "../../src/server/http/fast-path.ts";
+import { jsonAnswer } from "../../src/server/http/answer.ts";
 import { Metrics } from "../../src/server/http/metrics.ts";
 import { headerBytes, MAX_HEADER_BYTES } from "../../src/server/http/plumbing.ts";
 import { createLogger } from "../../src/server/lib/log.ts";
@@ -20,10 +20,7 @@ const handle = observeRequests(
     facts.route = "/v1/me";
     facts.credential = "bearer";
     facts.clientId = "bench-web";
-    facts.idOnAnswer = true;
-    const response = new Response(text, { headers: ANSWER_HEADERS });
-    response.headers.set("x-request-id", facts.id);
-    return response;
+    return jsonAnswer(text, undefined);
   },
   { metrics: new Metrics(), accessLog: createLogger() },
 );

@@ -14,10 +14,12 @@ import { authRoutes } from "./auth/routes.ts";
 import { Refusal } from "./domain/refusal.ts";
 import type { Gateway } from "./gateway.ts";
 import { openApiRoute } from "./http/openapi.ts";
-import { plumbing } from "./http/plumbing.ts";
+import { plumbing, readsWithoutParser } from "./http/plumbing.ts";
 import { meView, resolvePrincipal } from "./http/principal.ts";
+import { synchronous } from "./http/synchronous.ts";
 import { FRAMEWORK_HANDLER } from "./http/url-path.ts";
 import { landingPage, landingScript } from "./landing.ts";
+import { after } from "./lib/after.ts";
 import { type Readiness, readiness } from "./readiness.ts";
 import { apiPrincipal, resourceRoutes } from "./resources/routes.ts";
 import { ADMIN_DOCUMENT, appDocs as docs, publicDocument } from "./responses.ts";
@@ -28,7 +30,7 @@ export interface PublicAppOptions {
 }
 
 export function buildPublicApp(gateway: Gateway, options: PublicAppOptions = {}) {
-  return (
+  return readsWithoutParser(
     new Elysia({ handler: FRAMEWORK_HANDLER })
       .use(plumbing({ apps: gateway.apps, log: gateway.log, bodyTimeoutMs: gateway.config.bodyTimeoutMs }))
       .get("/healthz", () => ({ ok: true }), { detail: docs.health })
@@ -50,9 +52,11 @@ export function buildPublicApp(gateway: Gateway, options: PublicAppOptions = {})
       .use(authRoutes(gateway))
       .use(consentRoutes(gateway))
       .use(resourceRoutes(gateway))
-      .get("/v1/me", async ({ request }) => meView(await resolvePrincipal(gateway, request)), {
-        detail: docs.me,
-      })
+      .get(
+        "/v1/me",
+        synchronous(({ request }: { request: Request }) => after(resolvePrincipal(gateway, request), meView)),
+        { detail: docs.me },
+      )
       // The caller's own data in the caller's app: one document, streamed.
       .get(
         "/v1/me/export",
@@ -80,7 +84,7 @@ export function buildPublicApp(gateway: Gateway, options: PublicAppOptions = {})
         },
         { detail: docs.deleteMe },
       )
-      .use(openApiRoute(publicDocument(gateway.sessions.cookieName)))
+      .use(openApiRoute(publicDocument(gateway.sessions.cookieName))),
   );
 }
 
@@ -91,8 +95,10 @@ function notReadyMessage({ checks }: Readiness): string {
 }
 
 export function buildAdminApp(gateway: Gateway) {
-  return new Elysia({ handler: FRAMEWORK_HANDLER })
-    .use(plumbing({ log: gateway.log, bodyTimeoutMs: gateway.config.bodyTimeoutMs }))
-    .use(adminRoutes(gateway))
-    .use(openApiRoute(ADMIN_DOCUMENT));
+  return readsWithoutParser(
+    new Elysia({ handler: FRAMEWORK_HANDLER })
+      .use(plumbing({ log: gateway.log, bodyTimeoutMs: gateway.config.bodyTimeoutMs }))
+      .use(adminRoutes(gateway))
+      .use(openApiRoute(ADMIN_DOCUMENT)),
+  );
 }

@@ -10,7 +10,6 @@ import { AppRegistry, DEFAULT_APPS, loadAppsFile } from "./apps/registry.ts";
 import type { Config } from "./config.ts";
 import { type ConsentHooks, createGateway, type Gateway } from "./gateway.ts";
 import { observeRequests, type ServerFetch } from "./http/access-log.ts";
-import { withFastPath } from "./http/fast-path.ts";
 import { MAX_BODY_BYTES, RUNTIME_HEADER_BYTES } from "./http/plumbing.ts";
 import { withAbsoluteUrl } from "./http/url-path.ts";
 import { checkProvider } from "./idp/startup-check.ts";
@@ -84,9 +83,7 @@ export async function startGateway({
       port: config.port,
       reusePort: config.reusePort,
       hostname: config.host,
-      fetch: tracked.wrap(
-        withAbsoluteUrl(observe(withFastPath(gateway, buildPublicApp(gateway, { demoUrl }).fetch))),
-      ),
+      fetch: tracked.wrap(withAbsoluteUrl(observe(buildPublicApp(gateway, { demoUrl }).fetch))),
     }),
   );
   // The event stream stays open: a heartbeat every 15 s, so an idle timeout of 60 s never cuts it.

@@ -16,11 +16,9 @@ import { expectOnlyShrinks, readServerFile, serverFiles } from "../helpers/sourc
 /** Today's readers: `file (reads)`. */
 const KNOWN_READERS = [
   "auth/routes.ts (1)",
-  "http/access-log.ts (2)",
   "http/error-page.ts (1)",
-  "http/fast-path.ts (2)",
-  "http/plumbing.ts (3)",
-  "http/url-path.ts (4)",
+  "http/plumbing.ts (1)",
+  "http/url-path.ts (2)",
 ];
 
 const READS = [

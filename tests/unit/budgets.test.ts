@@ -50,26 +50,30 @@ function budgetsFor(budget: AppDef["budget"]) {
   return { budgets: new Budgets(apps, storage), storage };
 }
 
-test("takeNow counts only what memory decides: a reserved call of the app's and of the user's share; else false and nothing counted", async () => {
+test("take is synchronous when memory decides (no budget, or a call already reserved for the app and the user); else it reserves and answers a promise", async () => {
   const { budgets, storage } = budgetsFor({ requestsPerMinute: 5000, userShare: 0.02 });
   const now = 60_000 * 1000 + 5;
-  expect(budgets.takeNow("free", "f-web", "u1", now)).toBe(true); // no budget
-  expect(budgets.takeNow("a", undefined, "u1", now)).toBe(true); // client unknown: not enforced
-  expect(budgets.takeNow("a", "a-web", "u1", now)).toBe(false); // nothing reserved yet
-  // Reserves 2 of u1's share (a fiftieth of 100) and 100 of the app's calls, spends one of each.
-  await budgets.take("a", "a-web", "u1", { now });
-  expect(budgets.takeNow("a", "a-web", "u1", now)).toBe(true); // u1's second reserved call
-  expect(budgets.takeNow("a", "a-web", "u1", now)).toBe(false); // u1's reservation is spent, the app's not
-  expect(budgets.takeNow("a", "a-web", "u2", now)).toBe(false); // nothing of u2's share reserved
-  await budgets.take("a", "a-web", "u2", { now }); // reserves 2 of u2's share
-  expect(budgets.takeNow("a", "a-web", "u2", now)).toBe(true);
-  expect(budgets.takeNow("a", "a-web", "u2", now + 60_000)).toBe(false); // a new minute: reserve again
+  const take = (user: string, at = now) => budgets.take("a", "a-web", user, { now: at });
+  expect(budgets.take("free", "f-web", "u1", { now })).toBeUndefined(); // no budget
+  expect(budgets.take("a", undefined, "u1", { now })).toBeUndefined(); // client unknown: not enforced
+  // Nothing reserved yet: reserves 2 of u1's share (a fiftieth of 100) and 100 of the app's calls.
+  const first = take("u1");
+  expect(first).toBeInstanceOf(Promise);
+  await first;
+  expect(take("u1")).toBeUndefined(); // u1's second reserved call
+  const u2 = take("u2"); // nothing of u2's share reserved
+  expect(u2).toBeInstanceOf(Promise);
+  await u2;
+  expect(take("u2")).toBeUndefined();
   const shares = await storage.all("SELECT user_id, reserved FROM budget_shares ORDER BY user_id");
   expect(shares).toEqual([
     { user_id: "u1", reserved: 2 },
     { user_id: "u2", reserved: 2 },
   ]);
   expect(await storage.all("SELECT reserved FROM budget_windows")).toEqual([{ reserved: 100 }]);
+  const nextMinute = take("u2", now + 60_000); // a new minute: reserve again
+  expect(nextMinute).toBeInstanceOf(Promise);
+  await nextMinute;
   await storage.close();
 });
 

@@ -36,6 +36,7 @@ test("an access-log line is the JSON of its fields, escaped where a value needs 
   const handler = observeRequests(
     (request, facts) => {
       if (request.method === "DELETE") return new Response("{}", { status: 404 });
+      facts.route = "/v1/resources/:id"; // what the router's answer hook notes
       facts.credential = "bearer";
       facts.clientId = 'odd "client" \\ \u2028 id';
       return new Response("{}", { status: 201 });

@@ -62,11 +62,6 @@ export class DeletedUsers {
     private readonly storage: Pick<Storage, "get" | "externalVersion">,
   ) {}
 
-  /** Whether a live user's answer can come from memory at all (an engine with a change signal). */
-  get remembersLive(): boolean {
-    return this.storage.externalVersion() !== undefined;
-  }
-
   /** Whether `userId`'s account is deleted: synchronous when memory can answer (see the header). */
   isDeleted(userId: string): boolean | Promise<boolean> {
     if (this.gone.get(userId)) return true;

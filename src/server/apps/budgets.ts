@@ -86,9 +86,14 @@ export class Budgets {
 
   /**
    * Counts one call when that needs nothing but memory (no budget, or calls of the app and of the user
-   * already reserved): true. False when `take` must decide (reserve, or refuse); nothing counted.
+   * already reserved): true. False when the reservation must decide (reserve, or refuse); nothing counted.
    */
-  takeNow(appId: string, clientId: string | undefined, userId: string, now = Date.now()): boolean {
+  private takeFromMemory(
+    appId: string,
+    clientId: string | undefined,
+    userId: string,
+    now = Date.now(),
+  ): boolean {
     if (clientId === undefined) return true;
     const budget = this.apps.app(appId)?.budget;
     if (budget === undefined) return true;
@@ -103,16 +108,23 @@ export class Budgets {
     return true;
   }
 
-  /** Counts one call of `userId` for the app; throws 429 when the app's budget or the user's share is spent. */
-  async take(
+  /**
+   * Counts one call of `userId` for the app; throws 429 when the app's budget or the user's share is
+   * spent. Synchronous (undefined) when memory decides: no budget, or calls already reserved.
+   */
+  take(
     appId: string,
     clientId: string | undefined,
     userId: string,
     options: TakeOptions = {},
-  ): Promise<void> {
+  ): undefined | Promise<void> {
     const now = options.now ?? Date.now();
-    if (this.takeNow(appId, clientId, userId, now)) return;
-    // takeNow answered true when there is no client or no budget.
+    if (this.takeFromMemory(appId, clientId, userId, now)) return;
+    return this.reserveAndTake(appId, userId, options, now);
+  }
+
+  private async reserveAndTake(appId: string, userId: string, options: TakeOptions, now: number) {
+    // takeFromMemory answered true when there is no client or no budget.
     const budget = this.apps.app(appId)!.budget!;
     const limit = budget.requestsPerMinute;
     const allowance = userAllowance(limit, budget.userShare);

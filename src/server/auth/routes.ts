@@ -10,9 +10,11 @@ import type { Gateway } from "../gateway.ts";
 import { requireCsrfOnPost } from "../http/csrf.ts";
 import { checkOrigin, originReport } from "../http/origin.ts";
 import { noteCredential } from "../http/request-context.ts";
+import { synchronous } from "../http/synchronous.ts";
 import { idp } from "../idp/call.ts";
 import { IdTokenVerifier } from "../idp/id-tokens.ts";
 import { FLOW_TYPES, type FlowType } from "../idp/kratos.ts";
+import { after } from "../lib/after.ts";
 import { checkedAuthorizeQuery } from "./authorize.ts";
 import { ensureSignInEffects } from "./consent.ts";
 import { clearSessionCookies, writeSessionCookie } from "./cookies.ts";
@@ -49,16 +51,17 @@ export function authRoutes(gateway: Gateway) {
     .onTransform(requireCsrfOnPost)
     .get(
       "/auth/session",
-      async ({ request }) => {
-        const hit = sessions.peek(request.headers.get("cookie"));
-        const found = hit !== undefined ? hit : await sessions.resolve(request.headers.get("cookie"));
-        if (!found)
-          return { authenticated: false, reason: await sessions.endReason(request.headers.get("cookie")) };
-        noteCredential(request, "cookie", found.row.clientId);
-        checkOrigin(apps, request, apps.appFor(found.row.clientId).id);
-        gateway.store.touch(found.row);
-        return signedInView(found.row.userId);
-      },
+      synchronous(({ request }: { request: Request }) => {
+        const cookieHeader = request.headers.get("cookie");
+        return after(sessions.resolve(cookieHeader), (found): object | Promise<object> => {
+          if (!found)
+            return sessions.endReason(cookieHeader).then((reason) => ({ authenticated: false, reason }));
+          noteCredential(request, "cookie", found.row.clientId);
+          checkOrigin(apps, request, apps.appFor(found.row.clientId).id);
+          gateway.store.touch(found.row);
+          return signedInView(found.row.userId);
+        });
+      }),
       { detail: docs.session },
     )
     .get(

@@ -26,7 +26,7 @@ import { type CookieSealer, readSealedValues, type SessionCookie } from "./seal.
 import { endReasonOf, type SessionEndReason } from "./session-end.ts";
 import { isLive, type SessionRow, type SessionStore } from "./session-store.ts";
 
-/** What `GET /auth/session` answers for a live session (the route and the fast path send the same). */
+/** What `GET /auth/session` answers for a live session (the route sends it). */
 export function signedInView(userId: string) {
   return { authenticated: true as const, user_id: userId };
 }
@@ -97,10 +97,10 @@ export class SessionService {
   }
 
   /**
-   * Synchronous fast path: the live session for a Cookie header when its value was seen before,
-   * null when there is no usable session, undefined when the value must be unsealed (call `resolve`).
+   * From memory alone: the live session for a Cookie header when its value was seen before, null when
+   * there is no usable session, undefined when the value must be unsealed or its row read.
    */
-  peek(cookieHeader: string | null): ResolvedSession | null | undefined {
+  private fromMemory(cookieHeader: string | null): ResolvedSession | null | undefined {
     const values = readSealedValues(cookieHeader, this.options.cookieName);
     if (values.length === 0) return null;
     let unknown = false;
@@ -136,9 +136,13 @@ export class SessionService {
     );
   }
 
-  async resolve(cookieHeader: string | null): Promise<ResolvedSession | null> {
-    const fast = this.peek(cookieHeader);
-    if (fast !== undefined) return fast;
+  /** The live session behind a Cookie header, or null: synchronous when memory answers. */
+  resolve(cookieHeader: string | null): ResolvedSession | null | Promise<ResolvedSession | null> {
+    const known = this.fromMemory(cookieHeader);
+    return known !== undefined ? known : this.unseal(cookieHeader);
+  }
+
+  private async unseal(cookieHeader: string | null): Promise<ResolvedSession | null> {
     for (const value of readSealedValues(cookieHeader, this.options.cookieName)) {
       const cookie = this.unsealed.get(value) ?? (await this.options.sealer.unseal(value));
       if (!cookie) continue;

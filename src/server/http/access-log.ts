@@ -3,14 +3,14 @@
  * new one) and returns it as `X-Request-Id`; counts and times it for /metrics; and writes one JSON
  * access-log line: time, request id, method, route template (ids replaced), status, duration,
  * credential kind and client id. Never a path's ids, a query string, a header value, a token or a cookie.
+ * The route template is the router's: the pipeline's answer and error hooks note it in the request's
+ * facts ("other" when no route took the request); nothing here reads the URL.
  */
 import type { Logger } from "../lib/log.ts";
 import type { Metrics } from "./metrics.ts";
-import { routeLabel } from "./metrics.ts";
 import { type RequestFacts, type RequestServer, startRequest } from "./request-context.ts";
-import { pathStart } from "./url-path.ts";
 
-/** The handler observed: the request and its facts (the fast path fills in the route label). */
+/** The handler observed: the request and its facts (the pipeline fills in the route label). */
 type Fetch = (request: Request, facts: RequestFacts) => Response | Promise<Response>;
 /** A listener's fetch handler: the request and the listener that received it. */
 export type ServerFetch = (request: Request, server?: RequestServer) => Response | Promise<Response>;
@@ -24,7 +24,7 @@ export interface ObserveOptions {
 export function observeRequests(fetch: Fetch, { metrics, accessLog }: ObserveOptions): ServerFetch {
   const done = (request: Request, facts: RequestFacts, started: number, response: Response): Response => {
     const seconds = (performance.now() - started) / 1000;
-    const route = facts.route ?? routeOf(request.url);
+    const route = facts.route ?? "other";
     metrics.observeRoute(request.method, route, response.status, seconds);
     accessLog?.("info", "request", {
       requestId: facts.id,
@@ -35,7 +35,7 @@ export function observeRequests(fetch: Fetch, { metrics, accessLog }: ObserveOpt
       credential: facts.credential ?? null,
       clientId: facts.clientId ?? null,
     });
-    return facts.idOnAnswer ? response : withRequestId(response, facts.id);
+    return withRequestId(response, facts.id);
   };
   return (request, server) => {
     const started = performance.now();
@@ -45,14 +45,6 @@ export function observeRequests(fetch: Fetch, { metrics, accessLog }: ObserveOpt
       ? result.then((response) => done(request, facts, started, response))
       : done(request, facts, started, result);
   };
-}
-
-/** The route label of a URL's path (its query string left out). */
-function routeOf(url: string): string {
-  const start = pathStart(url);
-  if (start < 0) return routeLabel("/");
-  const query = url.indexOf("?", start);
-  return routeLabel(query < 0 ? url.slice(start) : url.slice(start, query));
 }
 
 function withRequestId(response: Response, id: string): Response {

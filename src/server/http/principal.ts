@@ -17,6 +17,7 @@ import { Refusal } from "../domain/refusal.ts";
 import type { Gateway } from "../gateway.ts";
 import { idpRefusal } from "../idp/call.ts";
 import { IdpUnavailable } from "../idp/hydra.ts";
+import { after } from "../lib/after.ts";
 import { clientAddress } from "./client-address.ts";
 import { hasCsrfHeader } from "./csrf.ts";
 import { checkOrigin } from "./origin.ts";
@@ -25,7 +26,7 @@ import { noteCredential } from "./request-context.ts";
 /** The caller as the HTTP side names it (the domain's `Caller`). */
 export type Principal = Caller;
 
-/** What `GET /v1/me` answers (the route and the fast path send the same). */
+/** What `GET /v1/me` answers. */
 export function meView(p: Principal) {
   return { userId: p.userId, clientId: p.clientId ?? null, appId: p.appId, via: p.via };
 }
@@ -34,38 +35,15 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** Resolves the caller or throws 401/403/502. Returns synchronously when everything is cached. */
 export function resolvePrincipal(gateway: Gateway, request: Request): Principal | Promise<Principal> {
-  return principalOf(gateway, request, false)!;
-}
-
-/**
- * The caller when everything about it is cached and every check passes; undefined otherwise (nothing
- * asked of the provider or the database, nothing thrown): the fast path's question.
- */
-export function cachedPrincipal(gateway: Gateway, request: Request): Principal | undefined {
-  try {
-    const principal = principalOf(gateway, request, true);
-    return principal instanceof Promise ? undefined : principal;
-  } catch {
-    return undefined;
-  }
-}
-
-function principalOf(
-  gateway: Gateway,
-  request: Request,
-  cachedOnly: boolean,
-): Principal | Promise<Principal> | undefined {
   const authorization = request.headers.get("authorization");
   if (authorization !== null) {
     const match = /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(authorization);
     if (!match) throw new Refusal("unauthenticated");
-    return bearerPrincipal(gateway, match[1]!, request, cachedOnly);
+    return bearerPrincipal(gateway, match[1]!, request);
   }
   const cookieHeader = request.headers.get("cookie");
   if (cookieHeader === null) throw new Refusal("unauthenticated");
-  const hit = gateway.sessions.peek(cookieHeader);
-  if (hit === null) return cachedOnly ? undefined : refuseSignedOut(gateway, cookieHeader);
-  const finish = (resolved: typeof hit | null): Principal | Promise<Principal> => {
+  return after(gateway.sessions.resolve(cookieHeader), (resolved): Principal | Promise<Principal> => {
     if (!resolved) return refuseSignedOut(gateway, cookieHeader);
     const { userId, clientId, id } = resolved.row;
     noteCredential(request, "cookie", clientId);
@@ -77,20 +55,13 @@ function principalOf(
     }
     gateway.store.touch(resolved.row);
     return { userId, clientId, appId, via: "cookie", sessionId: id };
-  };
-  if (hit !== undefined) return finish(hit);
-  return cachedOnly ? undefined : gateway.sessions.resolve(cookieHeader).then(finish);
+  });
 }
 
-function bearerPrincipal(
-  gateway: Gateway,
-  token: string,
-  request: Request,
-  cachedOnly: boolean,
-): Principal | Promise<Principal> | undefined {
+function bearerPrincipal(gateway: Gateway, token: string, request: Request): Principal | Promise<Principal> {
   const toPrincipal = (
     found: { userId: string; clientId: string | undefined } | null,
-  ): Principal | Promise<Principal> | undefined => {
+  ): Principal | Promise<Principal> => {
     if (!found) throw new Refusal("unauthenticated");
     noteCredential(request, "bearer", found.clientId);
     if (found.clientId !== undefined) requireClient(gateway.apps, found.clientId, "bearer");
@@ -100,27 +71,19 @@ function bearerPrincipal(
     const deleted = gateway.deleted.isDeleted(found.userId);
     if (deleted === false) return principal;
     if (deleted === true) throw new Refusal("account_deleted");
-    if (cachedOnly) {
-      deleted.catch(() => {});
-      return undefined;
-    }
     return deleted.then((gone) => {
       if (gone) throw new Refusal("account_deleted");
       return principal;
     });
   };
   if (!gateway.hydra.configured) throw new Refusal("unauthenticated");
-  // Without a change signal (PostgreSQL) the deleted-account check reads the database on every call:
-  // nothing to answer from memory, so the cache is not asked twice (once here, once on the full path).
-  if (cachedOnly && !gateway.deleted.remembersLive) return undefined;
   const cached = gateway.tokens.peek(token);
   if (cached !== undefined) return toPrincipal(cached);
-  if (cachedOnly) return undefined;
   const address = clientAddress(request, gateway.config.trustedProxies);
   return gateway.tokens
     .validate(token, (ask) => gateway.tokenChecks.check(address, ask, request.signal))
     .then(
-      (found) => toPrincipal(found)!,
+      (found) => toPrincipal(found),
       (error) => {
         if (error instanceof IdpUnavailable) throw idpRefusal(error);
         // The request ended (client gone, idle timeout) while its check waited: nobody reads this answer.

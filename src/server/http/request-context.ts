@@ -16,9 +16,7 @@ export interface RequestFacts {
   clientId?: string;
   /** The listener that received it (none in process): asked for the client address when needed. */
   server?: RequestServer;
-  /** The answer was built with its X-Request-Id already (the fast path). */
-  idOnAnswer?: boolean;
-  /** The route label, when the handler knows it (the fast path); else it is worked out from the path. */
+  /** The route's template, noted by the pipeline once a route answered (none: no route took it). */
   route?: string;
 }
 

@@ -4,8 +4,8 @@
  * router that skips a fixed number of characters to find the path is steered by the client: Elysia's
  * default skips eleven (`http://a.bc`), and with `Host: ab` it read `/x/v1/resources/<id>/join` as a
  * join. So:
- * - the framework is built with FRAMEWORK_HANDLER (it looks for the path right after `http://`),
- * - the fast path and the access log ask `pathStart`,
+ * - the framework, the one router, is built with FRAMEWORK_HANDLER (it looks for the path right after
+ *   `http://`); nothing else reads the path (the access log takes the route's label from the router),
  * - a request Bun gives only its path (an empty Host, one that is no host name, none over HTTP/1.0) is
  *   given a host by the listener (`withAbsoluteUrl`) before anything routes it.
  */
@@ -15,12 +15,6 @@ import type { ServerFetch } from "./access-log.ts";
 export const FRAMEWORK_HANDLER = { standardHostname: false } as const;
 
 const SLASH = 47;
-
-/** The index of the path's first `/` in an absolute URL (any scheme) or a path alone; -1 when none. */
-export function pathStart(url: string): number {
-  if (url.charCodeAt(0) === SLASH) return 0;
-  return url.indexOf("/", url.indexOf("://") + 3);
-}
 
 /**
  * A listener's fetch that hands on a request Bun gave only its path with an absolute URL

@@ -57,23 +57,14 @@ export function isOwner(resource: { ownerKind: "user" | "app"; ownerId: string }
   return resource.ownerKind === "user" && resource.ownerId === userId;
 }
 
-/** A resource row with the caller's membership, as the reads load it. */
-export interface RowForCaller extends ResourceAccessFacts {
-  appId: string;
-  memberRole: Role | null;
-  memberState: MemberState | null;
-}
-
 /** A resource's facts with the app it belongs to. */
 export type AppResourceFacts = ResourceAccessFacts & { appId: string };
 
-/** Whether the caller of `appId` may read the resource (GET /v1/resources/:id); otherwise 404. */
-export function canRead(row: RowForCaller | undefined, appId: string): row is RowForCaller {
-  return row !== undefined && canReadWith(row, membershipOf(row), appId);
-}
-
-/** `canRead` with the caller's membership apart from the resource (null: not a member). */
-export function canReadWith(
+/**
+ * Whether the caller of `appId` may read the resource (GET /v1/resources/:id), given the caller's
+ * membership (null: not a member); otherwise 404.
+ */
+export function canRead(
   resource: AppResourceFacts,
   membership: MembershipFacts | null,
   appId: string,
@@ -81,20 +72,11 @@ export function canReadWith(
   return resource.appId === appId && canSee(resource, membership);
 }
 
-/** `rosterAccess` for the caller of `appId`: another app's resource, or none, is not found. */
-export function callerRosterAccess(row: RowForCaller | undefined, appId: string): RosterAccess {
-  return row === undefined ? "not_found" : callerRosterAccessWith(row, membershipOf(row), appId);
-}
-
-/** `callerRosterAccess` with the caller's membership apart from the resource (null: not a member). */
-export function callerRosterAccessWith(
+/** `rosterAccess` for the caller of `appId`: another app's resource is not found. */
+export function callerRosterAccess(
   resource: AppResourceFacts,
   membership: MembershipFacts | null,
   appId: string,
 ): RosterAccess {
   return resource.appId === appId ? rosterAccess(resource, membership) : "not_found";
-}
-
-function membershipOf(row: RowForCaller): MembershipFacts | null {
-  return row.memberState ? { role: row.memberRole ?? undefined, state: row.memberState } : null;
 }

@@ -32,10 +32,11 @@ import {
 import type { MemberState } from "./transitions.ts";
 
 export type { BrowseQuery, BrowseRow, MemberRow, ResourceRow, RosterRow };
-export type ResourceWithMembership = ResourceRow & {
-  memberRole: Role | null;
-  memberState: MemberState | null;
-};
+/** A resource and the caller's membership (null: not a member). */
+export interface ForCaller {
+  resource: ResourceRow;
+  membership: MemberRow | null;
+}
 
 export { LIKE_WINDOW };
 
@@ -73,31 +74,27 @@ export class ResourceStore {
     return row && asResource(row);
   }
 
-  /** The hot read: a resource and the caller's membership (both usually from memory, one version check). */
-  async getResourceFor(id: string, userId: string): Promise<ResourceWithMembership | undefined> {
+  /**
+   * The hot read: a resource (the same object until a change evicts it) and the caller's membership
+   * (null: not a member), undefined when there is no such resource. Synchronous when memory answers.
+   */
+  readForCaller(id: string, userId: string): ForCaller | undefined | Promise<ForCaller | undefined> {
     const usable = this.cache.usable(undefined);
+    if (usable) {
+      const resource = this.cache.resources.get(id);
+      const membership = resource && this.cache.members.get(ReadCache.memberKey(id, userId));
+      if (resource !== undefined && membership !== undefined) return { resource, membership };
+    }
+    return this.readForCallerStored(id, userId, usable);
+  }
+
+  private async readForCallerStored(id: string, userId: string, usable: boolean) {
     // Both asked at once: one round trip when nothing is cached (PostgreSQL).
     const [resource, membership] = await Promise.all([
       this.readResource(id, undefined, usable),
       this.readMembership(id, userId, undefined, usable),
     ]);
-    return resource && withMembership(resource, membership);
-  }
-
-  /**
-   * What `getResourceFor` reads, from memory alone, as cached: the resource row (the same object until
-   * a change evicts it) and the caller's membership (null: not a member). Undefined when the cache
-   * cannot answer (then ask getResourceFor).
-   */
-  peekForCaller(
-    id: string,
-    userId: string,
-  ): { resource: ResourceRow; membership: MemberRow | null } | undefined {
-    if (!this.cache.usable(undefined)) return undefined;
-    const resource = this.cache.resources.get(id);
-    if (resource === undefined) return undefined;
-    const membership = this.cache.members.get(ReadCache.memberKey(id, userId));
-    return membership === undefined ? undefined : { resource, membership };
+    return resource && { resource, membership: membership ?? null };
   }
 
   async findStatic(appId: string, type: string, slug: string, tx?: Tx): Promise<ResourceRow | undefined> {
@@ -144,21 +141,19 @@ export class ResourceStore {
     return row;
   }
 
-  /** The roster, oldest membership first (from memory while nothing changed it). */
-  async listMembers(resourceId: string): Promise<RosterRow[]> {
+  /** The roster, oldest membership first (from memory while nothing changed it: then synchronous). */
+  listMembers(resourceId: string): RosterRow[] | Promise<RosterRow[]> {
     const usable = this.cache.usable(undefined);
     const cached = usable ? this.cache.rosters.get(resourceId) : undefined;
-    if (cached) return cached;
+    return cached ?? this.listMembersStored(resourceId, usable);
+  }
+
+  private async listMembersStored(resourceId: string, usable: boolean): Promise<RosterRow[]> {
     const generation = this.cache.generation;
     const rows = await readRoster(this.storage, resourceId);
     if (usable && rows.length <= ROSTER_MAX && generation === this.cache.generation)
       this.cache.rosters.set(resourceId, rows);
     return rows;
-  }
-
-  /** `listMembers` from memory alone, or undefined. */
-  peekMembers(resourceId: string): RosterRow[] | undefined {
-    return this.cache.usable(undefined) ? this.cache.rosters.get(resourceId) : undefined;
   }
 
   /** Resources of an app where the user's membership is in `state`, newest first. */
@@ -186,20 +181,18 @@ export class ResourceStore {
   }
 
   /** A keyset page of discoverable resources, newest first (browse-queries.ts); from memory while nothing changed. */
-  async browse(query: BrowseQuery): Promise<BrowseRow[]> {
+  browse(query: BrowseQuery): BrowseRow[] | Promise<BrowseRow[]> {
     const usable = this.cache.usable(undefined);
     const key = usable ? pageKey(query) : "";
     const cached = usable ? this.cache.pages.get(key) : undefined;
-    if (cached) return cached;
+    return cached ?? this.browseStored(query, usable, key);
+  }
+
+  private async browseStored(query: BrowseQuery, usable: boolean, key: string): Promise<BrowseRow[]> {
     const generation = this.cache.generation;
     const rows = await browseResources(this.storage, query);
     if (usable && generation === this.cache.generation) this.cache.pages.set(key, rows);
     return rows;
-  }
-
-  /** `browse` from memory alone: undefined when the cache cannot answer (then ask browse). */
-  peekBrowse(query: BrowseQuery): BrowseRow[] | undefined {
-    return this.cache.usable(undefined) ? this.cache.pages.get(pageKey(query)) : undefined;
   }
 
   // ---- writes: inside the caller's transaction, not waited for (`tx.write`); caches are evicted once it commits ----
@@ -301,8 +294,4 @@ export class ResourceStore {
 /** A cached browse page's key: the whole query. */
 function pageKey(query: BrowseQuery): string {
   return JSON.stringify(query);
-}
-
-function withMembership(resource: ResourceRow, membership: MemberRow | undefined): ResourceWithMembership {
-  return { ...resource, memberRole: membership?.role ?? null, memberState: membership?.state ?? null };
 }

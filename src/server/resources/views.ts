@@ -121,7 +121,7 @@ export function rosterView(rows: RosterRow[]) {
   return { members: rows.map(({ userId, role, state }) => ({ userId, role, state })) };
 }
 
-/** What the caller's own join and leave answer (the routes and the fast path send the same). */
+/** What the caller's own join and leave answer (the routes send it). */
 /** A join's `joined` is false when the caller already was an active member (nothing changed). */
 export function selfChangeView(kind: "join" | "leave", change: { kind: string }) {
   return kind === "join" ? { ok: true, state: "active", joined: change.kind !== "none" } : { ok: true };

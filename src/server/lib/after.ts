@@ -1,0 +1,9 @@
+/**
+ * `then` that stays synchronous: the hot reads are answered from memory (a cached session or token, a
+ * cached row), and each step that may have to wait returns its value itself when it need not. Chaining
+ * with `after` keeps such a request synchronous from the credential to the answer (an `await`, or a
+ * `.then`, would always give way to the event loop); a step that does wait makes the rest a promise.
+ */
+export function after<T, U>(value: T | Promise<T>, next: (value: T) => U | Promise<U>): U | Promise<U> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}
