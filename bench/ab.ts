@@ -1,12 +1,14 @@
 /**
- * `bun bench/ab.ts <session|me|read|roster> <variant> [<variant> …]`: compares gateway variants at the
+ * `bun bench/ab.ts <session|me|read|roster|browse|join> <variant> [<variant> …]`: compares gateway variants at the
  * same moment, for deciding whether a change helps. A variant is a tree to run (`@../main-before`, the
  * default `.`) and environment settings (`ACCESS_LOG=false`), space-separated; `""` is this tree as it
  * is. Each variant runs as its own process on its own copy of one small seeded database, all of them
  * and a bare Bun.serve pinned to core 1 together, each loaded by its own wrk on core 0 at the same time:
  * the host's drift, which moves sequential runs on this VM by ±15%, then hits every variant alike.
  * Sharing the core inflates every cost (each process loses its caches to the others), so read the
- * columns against each other, not against `bun run bench`. "CPU ratio" is bare's CPU per request
+ * columns against each other, not against `bun run bench`. `browse` reads page 1 of the albums
+ * (bearer); `join` has 200 users alternate bodiless joins and leaves of one public resource
+ * (bench/lua/join-leave-users.lua), so each round writes. "CPU ratio" is bare's CPU per request
  * over the variant's.
  *
  *   AB_ROUNDS (5)  AB_SECONDS (3)
@@ -30,9 +32,10 @@ import { seedResources } from "./seed-resources.ts";
 import { runWrk } from "./wrk.ts";
 
 const [scenario, ...variants] = process.argv.slice(2);
-if (!["session", "me", "read", "roster"].includes(scenario ?? "") || variants.length === 0) {
+const SCENARIOS = ["session", "me", "read", "roster", "browse", "join"];
+if (!SCENARIOS.includes(scenario ?? "") || variants.length === 0) {
   console.error(
-    'usage: bun bench/ab.ts <session|me|read|roster> <variant> […]   (variant: "[@DIR] [NAME=VALUE …]")',
+    `usage: bun bench/ab.ts <${SCENARIOS.join("|")}> <variant> […]   (variant: "[@DIR] [NAME=VALUE …]")`,
   );
   process.exit(2);
 }
@@ -160,13 +163,20 @@ const lines =
       ? signed.map((c) => ["GET", "/v1/me", "authorization", c.bearer])
       : scenario === "read"
         ? signed.map((c, i) => ["GET", `/v1/resources/${pairs[i]![1]}`, "authorization", c.bearer])
-        : [["GET", `/v1/resources/${seeded.bigResourceId}/members`, "authorization", signed[0]!.bearer]];
+        : scenario === "browse"
+          ? [["GET", "/v1/resources/browse?type=album&limit=20", "authorization", signed[0]!.bearer]]
+          : [["GET", `/v1/resources/${seeded.bigResourceId}/members`, "authorization", signed[0]!.bearer]];
 const requests = join(dir, "requests.txt");
 writeFileSync(requests, lines.map((l) => l.join("\t")).join("\n"));
+const joinUsers = join(dir, "join-users.txt");
+const joinResource = seeded.joinTargets[0]!;
+writeFileSync(joinUsers, signed.map((c) => `/v1/resources/${joinResource}\t${c.bearer}`).join("\n"));
 const load = (s: Server) =>
   s.name === "bare"
     ? { url: `${s.url}/` }
-    : { url: s.url, script: "bench/lua/requests.lua", args: [requests] };
+    : scenario === "join"
+      ? { url: s.url, script: "bench/lua/join-leave-users.lua", args: [joinUsers] }
+      : { url: s.url, script: "bench/lua/requests.lua", args: [requests] };
 
 for (const s of servers) await runWrk({ ...load(s), connections: 32, seconds: 1, cpu: "0" });
 const rps = new Map<string, number[]>();
