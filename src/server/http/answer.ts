@@ -45,10 +45,10 @@ export class JsonText {
 const texts = new WeakMap<object, JsonText>();
 
 /** The answer of a cached row (or rows array), rendered on its first use and kept while the row lives. */
-export function renderedOnce(rows: object, view: () => unknown): JsonText {
+export function renderedOnce<T extends object>(rows: T, view: (rows: T) => unknown): JsonText {
   let text = texts.get(rows);
   if (text === undefined) {
-    text = new JsonText(JSON.stringify(view()));
+    text = new JsonText(JSON.stringify(view(rows)));
     texts.set(rows, text);
   }
   return text;

@@ -159,25 +159,17 @@ export function plumbing(options: PlumbingOptions) {
       // prepared for it because the error hook names it.
       .mapResponse(
         { as: "global" },
-        synchronous(function answer({ responseValue, set, request, route, ...rest }: AnswerContext) {
+        synchronous(function answer(context: AnswerContext) {
+          const { responseValue, set } = context;
           // The error hook's value, as it wrote it (given back: the framework's own error path writes
           // what this hook answers).
-          if (rest.error !== undefined) return responseValue as Response;
+          if (context.error !== undefined) return responseValue as Response;
           const grant = (set as Admitted)[GRANT];
-          const write = (value: unknown): Response | undefined => {
-            requestFacts(request).route = route;
-            const plain = set.status === 200 && set.cookie === undefined && isEmpty(set.headers);
-            if (plain && value instanceof JsonText) return jsonAnswer(value.text, grant);
-            if (plain && value !== null && (value?.constructor === Object || Array.isArray(value)))
-              return jsonAnswer(JSON.stringify(value), grant);
-            addAnswerHeaders(set.headers, grant);
-            // Anything else is the framework's to write, with what the route set.
-            return value instanceof JsonText ? written(value, set) : undefined;
-          };
-          if (!(responseValue instanceof Promise)) return write(responseValue);
+          if (!(responseValue instanceof Promise)) return writeAnswer(responseValue, context, grant);
           // A route answered a promise of JSON: written when it comes; its failure as the error hook does.
+          const { request, route } = context;
           return responseValue.then(
-            (value: unknown) => write(value) ?? written(value, set),
+            (value: unknown) => writeAnswer(value, context, grant) ?? written(value, set),
             (failure: unknown) => {
               const code = (failure as { code?: unknown })?.code ?? "UNKNOWN";
               return written(errorAnswer({ error: failure, code, set }, request, grant, route), set);
@@ -252,6 +244,26 @@ export function refusalFor(
       cause: refusal.log.cause.slice(0, 300),
     });
   return { refusal };
+}
+
+/**
+ * A route's value as its answer, the route's label noted for the access log: JSON of a plain 200 from the
+ * answer headers (answer.ts); anything else is the framework's to write (undefined), with what the route
+ * set and the answer headers added.
+ */
+function writeAnswer(
+  value: unknown,
+  context: AnswerContext,
+  grant: CorsGrant | undefined,
+): Response | undefined {
+  const { set } = context;
+  requestFacts(context.request).route = context.route;
+  const plain = set.status === 200 && set.cookie === undefined && isEmpty(set.headers);
+  if (plain && value instanceof JsonText) return jsonAnswer(value.text, grant);
+  if (plain && value !== null && (value?.constructor === Object || Array.isArray(value)))
+    return jsonAnswer(JSON.stringify(value), grant);
+  addAnswerHeaders(set.headers, grant);
+  return value instanceof JsonText ? written(value, set) : undefined;
 }
 
 /** A JSON value (or a page's text) written with the status and headers the route or the error hook set. */

@@ -17,7 +17,6 @@ import { Refusal } from "../domain/refusal.ts";
 import type { Gateway } from "../gateway.ts";
 import { idpRefusal } from "../idp/call.ts";
 import { IdpUnavailable } from "../idp/hydra.ts";
-import { after } from "../lib/after.ts";
 import { clientAddress } from "./client-address.ts";
 import { hasCsrfHeader } from "./csrf.ts";
 import { checkOrigin } from "./origin.ts";
@@ -43,47 +42,64 @@ export function resolvePrincipal(gateway: Gateway, request: Request): Principal 
   }
   const cookieHeader = request.headers.get("cookie");
   if (cookieHeader === null) throw new Refusal("unauthenticated");
-  return after(gateway.sessions.resolve(cookieHeader), (resolved): Principal | Promise<Principal> => {
-    if (!resolved) return refuseSignedOut(gateway, cookieHeader);
-    const { userId, clientId, id } = resolved.row;
-    noteCredential(request, "cookie", clientId);
-    const appId = gateway.apps.appFor(clientId).id;
-    checkOrigin(gateway.apps, request, appId);
-    if (!SAFE_METHODS.has(request.method) && !hasCsrfHeader(request)) throw new Refusal("csrf_required");
-    if (resolved.cookie.aexp <= Date.now()) {
-      throw new Refusal("unauthenticated", { about: "access_expired" });
-    }
-    gateway.store.touch(resolved.row);
-    return { userId, clientId, appId, via: "cookie", sessionId: id };
+  const resolved = gateway.sessions.resolve(cookieHeader);
+  return resolved instanceof Promise
+    ? resolved.then((found) => cookieCaller(gateway, request, cookieHeader, found))
+    : cookieCaller(gateway, request, cookieHeader, resolved);
+}
+
+type Resolved = Awaited<ReturnType<Gateway["sessions"]["resolve"]>>;
+
+/** The caller of a resolved session cookie (the closures only where a step waits). */
+function cookieCaller(
+  gateway: Gateway,
+  request: Request,
+  cookieHeader: string,
+  resolved: Resolved,
+): Principal | Promise<Principal> {
+  if (!resolved) return refuseSignedOut(gateway, cookieHeader);
+  const { userId, clientId, id } = resolved.row;
+  noteCredential(request, "cookie", clientId);
+  const appId = gateway.apps.appFor(clientId).id;
+  checkOrigin(gateway.apps, request, appId);
+  if (!SAFE_METHODS.has(request.method) && !hasCsrfHeader(request)) throw new Refusal("csrf_required");
+  if (resolved.cookie.aexp <= Date.now()) {
+    throw new Refusal("unauthenticated", { about: "access_expired" });
+  }
+  gateway.store.touch(resolved.row);
+  return { userId, clientId, appId, via: "cookie", sessionId: id };
+}
+
+/** The caller of a validated bearer token (null: the provider does not know it). */
+function bearerCaller(
+  gateway: Gateway,
+  request: Request,
+  found: { userId: string; clientId: string | undefined } | null,
+): Principal | Promise<Principal> {
+  if (!found) throw new Refusal("unauthenticated");
+  noteCredential(request, "bearer", found.clientId);
+  if (found.clientId !== undefined) requireClient(gateway.apps, found.clientId, "bearer");
+  const appId = gateway.apps.appFor(found.clientId).id;
+  checkOrigin(gateway.apps, request, appId);
+  const principal: Principal = { userId: found.userId, clientId: found.clientId, appId, via: "bearer" };
+  const deleted = gateway.deleted.isDeleted(found.userId);
+  if (deleted === false) return principal;
+  if (deleted === true) throw new Refusal("account_deleted");
+  return deleted.then((gone) => {
+    if (gone) throw new Refusal("account_deleted");
+    return principal;
   });
 }
 
 function bearerPrincipal(gateway: Gateway, token: string, request: Request): Principal | Promise<Principal> {
-  const toPrincipal = (
-    found: { userId: string; clientId: string | undefined } | null,
-  ): Principal | Promise<Principal> => {
-    if (!found) throw new Refusal("unauthenticated");
-    noteCredential(request, "bearer", found.clientId);
-    if (found.clientId !== undefined) requireClient(gateway.apps, found.clientId, "bearer");
-    const appId = gateway.apps.appFor(found.clientId).id;
-    checkOrigin(gateway.apps, request, appId);
-    const principal: Principal = { userId: found.userId, clientId: found.clientId, appId, via: "bearer" };
-    const deleted = gateway.deleted.isDeleted(found.userId);
-    if (deleted === false) return principal;
-    if (deleted === true) throw new Refusal("account_deleted");
-    return deleted.then((gone) => {
-      if (gone) throw new Refusal("account_deleted");
-      return principal;
-    });
-  };
   if (!gateway.hydra.configured) throw new Refusal("unauthenticated");
   const cached = gateway.tokens.peek(token);
-  if (cached !== undefined) return toPrincipal(cached);
+  if (cached !== undefined) return bearerCaller(gateway, request, cached);
   const address = clientAddress(request, gateway.config.trustedProxies);
   return gateway.tokens
     .validate(token, (ask) => gateway.tokenChecks.check(address, ask, request.signal))
     .then(
-      (found) => toPrincipal(found),
+      (found) => bearerCaller(gateway, request, found),
       (error) => {
         if (error instanceof IdpUnavailable) throw idpRefusal(error);
         // The request ended (client gone, idle timeout) while its check waited: nobody reads this answer.

@@ -18,6 +18,7 @@ import { synchronous } from "../http/synchronous.ts";
 import { after } from "../lib/after.ts";
 import { callerRosterAccess, canRead, canSee, requesterSeesDetails } from "./access.ts";
 import { resourceDocs as docs } from "./responses.ts";
+import type { ResourceRow } from "./rows.ts";
 import {
   type BrowseParams,
   browsePageView,
@@ -37,15 +38,29 @@ const TEXT_FIELDS = { skip: new Set(["name"]), nameLike: new Set(["query"]) };
 
 /** The caller, counted against the app's budget and the user's share: synchronous when memory decides both. */
 export function apiPrincipal(gateway: Gateway, request: Request): Principal | Promise<Principal> {
-  return after(resolvePrincipal(gateway, request), (principal) =>
-    after(
-      gateway.budgets.take(principal.appId, principal.clientId, principal.userId, {
-        read: request.method === "GET" || request.method === "HEAD",
-      }),
-      () => principal,
-    ),
-  );
+  const principal = resolvePrincipal(gateway, request);
+  return principal instanceof Promise
+    ? principal.then((found) => counted(gateway, request, found))
+    : counted(gateway, request, principal);
 }
+
+const READ = { read: true };
+const WRITE = { read: false };
+
+/** The caller once its call is counted (at once when memory decides: no closure on that path). */
+function counted(gateway: Gateway, request: Request, principal: Principal): Principal | Promise<Principal> {
+  const read = request.method === "GET" || request.method === "HEAD";
+  const taken = gateway.budgets.take(
+    principal.appId,
+    principal.clientId,
+    principal.userId,
+    read ? READ : WRITE,
+  );
+  return taken === undefined ? principal : taken.then(() => principal);
+}
+
+/** A resource's answer for whoever may read it. */
+const readView = (resource: ResourceRow) => resourceView(resource, true);
 
 /** Every string of the body and the query: no control, format or lone-surrogate characters. */
 function checkText({ body, query }: { body: unknown; query: unknown }): void {
@@ -63,10 +78,12 @@ export function resourceRoutes(gateway: Gateway) {
    * before the body is validated, and an anonymous or CSRF-less call is 401/403 whatever its body.
    */
   const withCaller = async ({ request }: { request: Request }) => ({ principal: await caller(request) });
-  const read = (id: string, userId: string, appId: string) =>
-    after(store.readForCaller(id, userId), (found) => {
-      if (!found || !canRead(found.resource, found.membership, appId)) throw new Refusal("not_found");
-      return found;
+  /** The resource's answer when the caller may read it (else 404): rendered once per row. */
+  const read = (id: string, principal: Principal) =>
+    after(store.readForCaller(id, principal.userId), (found) => {
+      if (!found || !canRead(found.resource, found.membership, principal.appId))
+        throw new Refusal("not_found");
+      return renderedOnce(found.resource, readView);
     });
   return (
     new Elysia({ name: "resource-routes", prefix: "/v1/resources" })
@@ -129,7 +146,7 @@ export function resourceRoutes(gateway: Gateway) {
             const asked = browseQuery(principal.appId, query);
             // A cached page is one query's rows (the query names the limit): rendered once.
             return after(store.browse(asked.query), (rows) =>
-              renderedOnce(rows, () => browsePageView(rows, asked.limit)),
+              renderedOnce(rows, (page) => browsePageView(page, asked.limit)),
             );
           });
         }),
@@ -165,11 +182,7 @@ export function resourceRoutes(gateway: Gateway) {
       .get(
         "/:id",
         synchronous(({ request, params }: { request: Request; params: { id: string } }) =>
-          after(caller(request), (principal) =>
-            after(read(params.id, principal.userId, principal.appId), ({ resource }) =>
-              renderedOnce(resource, () => resourceView(resource, true)),
-            ),
-          ),
+          after(caller(request), (principal) => read(params.id, principal)),
         ),
         { detail: docs.get },
       )
@@ -196,9 +209,7 @@ export function resourceRoutes(gateway: Gateway) {
                 : "not_found";
               if (access === "not_found") throw new Refusal("not_found");
               if (access === "forbidden") throw new Refusal("forbidden", { about: "roster" });
-              return after(store.listMembers(params.id), (members) =>
-                renderedOnce(members, () => rosterView(members)),
-              );
+              return after(store.listMembers(params.id), (members) => renderedOnce(members, rosterView));
             }),
           ),
         ),
