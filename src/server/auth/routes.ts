@@ -14,7 +14,6 @@ import { synchronous } from "../http/synchronous.ts";
 import { idp } from "../idp/call.ts";
 import { IdTokenVerifier } from "../idp/id-tokens.ts";
 import { FLOW_TYPES, type FlowType } from "../idp/kratos.ts";
-import { after } from "../lib/after.ts";
 import { checkedAuthorizeQuery } from "./authorize.ts";
 import { ensureSignInEffects } from "./consent.ts";
 import { clearSessionCookies, writeSessionCookie } from "./cookies.ts";
@@ -47,20 +46,30 @@ export function authRoutes(gateway: Gateway) {
     return found;
   };
 
+  /** What `GET /auth/session` answers for the session the cookie resolved to (null: none). */
+  const sessionView = (
+    request: Request,
+    cookieHeader: string | null,
+    found: Awaited<ReturnType<typeof sessions.resolve>>,
+  ): object | Promise<object> => {
+    if (!found) return sessions.endReason(cookieHeader).then((reason) => ({ authenticated: false, reason }));
+    noteCredential(request, "cookie", found.row.clientId);
+    checkOrigin(apps, request, apps.appFor(found.row.clientId).id);
+    gateway.store.touch(found.row);
+    return signedInView(found.row.userId);
+  };
+
   return new Elysia({ name: "auth-routes" })
     .onTransform(requireCsrfOnPost)
     .get(
       "/auth/session",
       synchronous(({ request }: { request: Request }) => {
         const cookieHeader = request.headers.get("cookie");
-        return after(sessions.resolve(cookieHeader), (found): object | Promise<object> => {
-          if (!found)
-            return sessions.endReason(cookieHeader).then((reason) => ({ authenticated: false, reason }));
-          noteCredential(request, "cookie", found.row.clientId);
-          checkOrigin(apps, request, apps.appFor(found.row.clientId).id);
-          gateway.store.touch(found.row);
-          return signedInView(found.row.userId);
-        });
+        const found = sessions.resolve(cookieHeader);
+        // A closure only where the session must be read from the database.
+        return found instanceof Promise
+          ? found.then((resolved) => sessionView(request, cookieHeader, resolved))
+          : sessionView(request, cookieHeader, found);
       }),
       { detail: docs.session },
     )

@@ -135,25 +135,9 @@ export function plumbing(options: PlumbingOptions) {
         }
         (set as Admitted)[GRANT] = grant;
       })
-      .onParse({ as: "global" }, async ({ request, contentType }) => {
-        // Every body this API takes is a JSON object of at most 64 KiB (counted in bytes).
-        const bytes = await readBody(request, bodyTimeoutMs);
-        if (bytes.byteLength > MAX_BODY_BYTES) throw new Refusal("payload_too_large");
-        const text = new TextDecoder().decode(bytes);
-        if (text.trim() === "") return {};
-        if (contentType && !/^application\/([\w.+-]*\+)?json\b/i.test(contentType)) {
-          throw new Refusal("unsupported_media_type");
-        }
-        let body: unknown;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          throw new Refusal("invalid_json");
-        }
-        if (typeof body !== "object" || body === null || Array.isArray(body)) {
-          throw new Refusal("invalid_request", { field: "body", why: "must be a JSON object" });
-        }
-        return body;
+      // A request without a body (a bodiless join or leave) is answered at once: nothing to read or wait for.
+      .onParse({ as: "global" }, function parse({ request, contentType }) {
+        return request.body === null ? {} : jsonBody(request, contentType, bodyTimeoutMs);
       })
       // Synchronous (Elysia would read `return f(` in its source as asynchronous); the route's label is
       // prepared for it because the error hook names it.
@@ -244,6 +228,27 @@ export function refusalFor(
       cause: refusal.log.cause.slice(0, 300),
     });
   return { refusal };
+}
+
+/** Every body this API takes is a JSON object of at most 64 KiB (counted in bytes). */
+async function jsonBody(request: Request, contentType: string, bodyTimeoutMs: number | undefined) {
+  const bytes = await readBody(request, bodyTimeoutMs);
+  if (bytes.byteLength > MAX_BODY_BYTES) throw new Refusal("payload_too_large");
+  const text = new TextDecoder().decode(bytes);
+  if (text.trim() === "") return {};
+  if (contentType && !/^application\/([\w.+-]*\+)?json\b/i.test(contentType)) {
+    throw new Refusal("unsupported_media_type");
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new Refusal("invalid_json");
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new Refusal("invalid_request", { field: "body", why: "must be a JSON object" });
+  }
+  return body;
 }
 
 /**

@@ -18,7 +18,7 @@ import { synchronous } from "../http/synchronous.ts";
 import { after } from "../lib/after.ts";
 import { callerRosterAccess, canRead, canSee, requesterSeesDetails } from "./access.ts";
 import { resourceDocs as docs } from "./responses.ts";
-import type { ResourceRow } from "./rows.ts";
+import type { ResourceRow, RosterRow } from "./rows.ts";
 import {
   type BrowseParams,
   browsePageView,
@@ -59,6 +59,8 @@ function counted(gateway: Gateway, request: Request, principal: Principal): Prin
   return taken === undefined ? principal : taken.then(() => principal);
 }
 
+const renderedRoster = (members: RosterRow[]) => renderedOnce(members, rosterView);
+
 /** A resource's answer for whoever may read it. */
 const readView = (resource: ResourceRow) => resourceView(resource, true);
 
@@ -84,6 +86,16 @@ export function resourceRoutes(gateway: Gateway) {
       if (!found || !canRead(found.resource, found.membership, principal.appId))
         throw new Refusal("not_found");
       return renderedOnce(found.resource, readView);
+    });
+  /** The roster's answer when the caller may see it (else 404 or 403): rendered once per roster. */
+  const roster = (id: string, principal: Principal) =>
+    after(store.readForCaller(id, principal.userId), (found) => {
+      const access = found
+        ? callerRosterAccess(found.resource, found.membership, principal.appId)
+        : "not_found";
+      if (access === "not_found") throw new Refusal("not_found");
+      if (access === "forbidden") throw new Refusal("forbidden", { about: "roster" });
+      return after(store.listMembers(id), renderedRoster);
     });
   return (
     new Elysia({ name: "resource-routes", prefix: "/v1/resources" })
@@ -202,16 +214,7 @@ export function resourceRoutes(gateway: Gateway) {
       .get(
         "/:id/members",
         synchronous(({ request, params }: { request: Request; params: { id: string } }) =>
-          after(caller(request), (principal) =>
-            after(store.readForCaller(params.id, principal.userId), (found) => {
-              const access = found
-                ? callerRosterAccess(found.resource, found.membership, principal.appId)
-                : "not_found";
-              if (access === "not_found") throw new Refusal("not_found");
-              if (access === "forbidden") throw new Refusal("forbidden", { about: "roster" });
-              return after(store.listMembers(params.id), (members) => renderedOnce(members, rosterView));
-            }),
-          ),
+          after(caller(request), (principal) => roster(params.id, principal)),
         ),
         { detail: docs.members },
       )
