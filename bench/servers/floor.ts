@@ -20,7 +20,8 @@ const handle = observeRequests(
     facts.route = "/v1/me";
     facts.credential = "bearer";
     facts.clientId = "bench-web";
-    return jsonAnswer(text, undefined);
+    facts.idOnAnswer = true;
+    return jsonAnswer(text, facts.id, undefined);
   },
   { metrics: new Metrics(), accessLog: createLogger() },
 );

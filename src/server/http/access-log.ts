@@ -35,7 +35,7 @@ export function observeRequests(fetch: Fetch, { metrics, accessLog }: ObserveOpt
       credential: facts.credential ?? null,
       clientId: facts.clientId ?? null,
     });
-    return withRequestId(response, facts.id);
+    return facts.idOnAnswer ? response : withRequestId(response, facts.id);
   };
   return (request, server) => {
     const started = performance.now();

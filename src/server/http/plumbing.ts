@@ -262,13 +262,19 @@ function writeAnswer(
   grant: CorsGrant | undefined,
 ): Response | undefined {
   const { set } = context;
-  requestFacts(context.request).route = context.route;
+  const facts = requestFacts(context.request);
+  facts.route = context.route;
   const plain = set.status === 200 && set.cookie === undefined && isEmpty(set.headers);
-  if (plain && value instanceof JsonText) return jsonAnswer(value.text, grant);
-  if (plain && value !== null && (value?.constructor === Object || Array.isArray(value)))
-    return jsonAnswer(JSON.stringify(value), grant);
-  addAnswerHeaders(set.headers, grant);
-  return value instanceof JsonText ? written(value, set) : undefined;
+  if (!plain || !(value instanceof JsonText || isJsonObject(value))) {
+    addAnswerHeaders(set.headers, grant);
+    return value instanceof JsonText ? written(value, set) : undefined;
+  }
+  facts.idOnAnswer = true;
+  return jsonAnswer(value instanceof JsonText ? value.text : JSON.stringify(value), facts.id, grant);
+}
+
+function isJsonObject(value: unknown): boolean {
+  return value !== null && (value?.constructor === Object || Array.isArray(value));
 }
 
 /** A JSON value (or a page's text) written with the status and headers the route or the error hook set. */

@@ -18,6 +18,8 @@ export interface RequestFacts {
   server?: RequestServer;
   /** The route's template, noted by the pipeline once a route answered (none: no route took it). */
   route?: string;
+  /** The answer carries the request's id already (the pipeline wrote it with the JSON answer). */
+  idOnAnswer?: boolean;
 }
 
 const facts = new WeakMap<Request, RequestFacts>();
