@@ -6,15 +6,16 @@
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 export class Metrics {
-  private readonly requests = new Map<string, number>();
+  /** route → method → status → count: the router's labels are constants, so no key is built per request. */
+  private readonly requests = new Map<string, Map<string, Map<number, number>>>();
   private readonly buckets = new Array<number>(BUCKETS.length).fill(0);
   private sum = 0;
   private count = 0;
 
   /** One request: `route` is its route's template (the router's), or "other". */
   observeRoute(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${route} ${status}`;
-    this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
+    const statuses = inner(inner(this.requests, route), method);
+    statuses.set(status, (statuses.get(status) ?? 0) + 1);
     let i = 0;
     while (i < BUCKETS.length && seconds > BUCKETS[i]!) i++;
     if (i < BUCKETS.length) this.buckets[i]!++;
@@ -27,10 +28,10 @@ export class Metrics {
       "# HELP gateway_requests_total Requests by route and status.",
       "# TYPE gateway_requests_total counter",
     ];
-    for (const [key, n] of this.requests) {
-      const [method, route, status] = key.split(" ");
-      lines.push(`gateway_requests_total{method="${method}",route="${route}",status="${status}"} ${n}`);
-    }
+    for (const [route, methods] of this.requests)
+      for (const [method, statuses] of methods)
+        for (const [status, n] of statuses)
+          lines.push(`gateway_requests_total{method="${method}",route="${route}",status="${status}"} ${n}`);
     lines.push(
       "# HELP gateway_request_duration_seconds Request latency.",
       "# TYPE gateway_request_duration_seconds histogram",
@@ -54,4 +55,14 @@ export class Metrics {
     }
     return `${lines.join("\n")}\n`;
   }
+}
+
+/** The map under `key`, made on first use. */
+function inner<K, V extends Map<unknown, unknown>>(outer: Map<K, V>, key: K): V {
+  let found = outer.get(key);
+  if (found === undefined) {
+    found = new Map() as V;
+    outer.set(key, found);
+  }
+  return found;
 }
