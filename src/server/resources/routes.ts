@@ -19,6 +19,7 @@ import { after } from "../lib/after.ts";
 import { callerRosterAccess, canRead, canSee, requesterSeesDetails } from "./access.ts";
 import { resourceDocs as docs } from "./responses.ts";
 import type { ResourceRow, RosterRow } from "./rows.ts";
+import type { ForCaller } from "./store.ts";
 import {
   type BrowseParams,
   browsePageView,
@@ -64,6 +65,12 @@ const renderedRoster = (members: RosterRow[]) => renderedOnce(members, rosterVie
 /** A resource's answer for whoever may read it. */
 const readView = (resource: ResourceRow) => resourceView(resource, true);
 
+/** The resource's answer when the caller may read it (else 404): rendered once per row. */
+function readable(found: ForCaller | undefined, principal: Principal) {
+  if (!found || !canRead(found.resource, found.membership, principal.appId)) throw new Refusal("not_found");
+  return renderedOnce(found.resource, readView);
+}
+
 /** Every string of the body and the query: no control, format or lone-surrogate characters. */
 function checkText({ body, query }: { body: unknown; query: unknown }): void {
   checkFields(body, TEXT_FIELDS);
@@ -81,22 +88,19 @@ export function resourceRoutes(gateway: Gateway) {
    */
   const withCaller = async ({ request }: { request: Request }) => ({ principal: await caller(request) });
   /** The resource's answer when the caller may read it (else 404): rendered once per row. */
-  const read = (id: string, principal: Principal) =>
-    after(store.readForCaller(id, principal.userId), (found) => {
-      if (!found || !canRead(found.resource, found.membership, principal.appId))
-        throw new Refusal("not_found");
-      return renderedOnce(found.resource, readView);
-    });
+  const read = (principal: Principal, id: string) =>
+    after(store.readForCaller(id, principal.userId), readable, principal);
   /** The roster's answer when the caller may see it (else 404 or 403): rendered once per roster. */
-  const roster = (id: string, principal: Principal) =>
-    after(store.readForCaller(id, principal.userId), (found) => {
-      const access = found
-        ? callerRosterAccess(found.resource, found.membership, principal.appId)
-        : "not_found";
-      if (access === "not_found") throw new Refusal("not_found");
-      if (access === "forbidden") throw new Refusal("forbidden", { about: "roster" });
-      return after(store.listMembers(id), renderedRoster);
-    });
+  const roster = (principal: Principal, id: string) =>
+    after(store.readForCaller(id, principal.userId), rosterOf, principal);
+  const rosterOf = (found: ForCaller | undefined, principal: Principal) => {
+    const access = found
+      ? callerRosterAccess(found.resource, found.membership, principal.appId)
+      : "not_found";
+    if (access === "not_found") throw new Refusal("not_found");
+    if (access === "forbidden") throw new Refusal("forbidden", { about: "roster" });
+    return after(store.listMembers(found!.resource.id), renderedRoster);
+  };
   return (
     new Elysia({ name: "resource-routes", prefix: "/v1/resources" })
       .guard({}, (routes) =>
@@ -194,7 +198,7 @@ export function resourceRoutes(gateway: Gateway) {
       .get(
         "/:id",
         synchronous(({ request, params }: { request: Request; params: { id: string } }) =>
-          after(caller(request), (principal) => read(params.id, principal)),
+          after(caller(request), read, params.id),
         ),
         { detail: docs.get },
       )
@@ -214,7 +218,7 @@ export function resourceRoutes(gateway: Gateway) {
       .get(
         "/:id/members",
         synchronous(({ request, params }: { request: Request; params: { id: string } }) =>
-          after(caller(request), (principal) => roster(params.id, principal)),
+          after(caller(request), roster, params.id),
         ),
         { detail: docs.members },
       )
