@@ -22,7 +22,18 @@ export interface RequestFacts {
   idOnAnswer?: boolean;
 }
 
-const facts = new WeakMap<Request, RequestFacts>();
+/**
+ * Kept on the Request under a symbol of this module (a property lookup; a WeakMap entry per request cost
+ * more, and the collector had to clear each one).
+ */
+const FACTS = Symbol("request facts");
+type WithFacts = Request & { [FACTS]?: RequestFacts };
+const facts = {
+  get: (request: Request) => (request as WithFacts)[FACTS],
+  set: (request: Request, entry: RequestFacts) => {
+    (request as WithFacts)[FACTS] = entry;
+  },
+};
 
 /** An incoming X-Request-Id is kept when it is 1-128 characters of this set; otherwise a new one is made. */
 const REQUEST_ID = /^[A-Za-z0-9._:;=+/@-]{1,128}$/;
