@@ -87,12 +87,13 @@ export function resourceRoutes(gateway: Gateway) {
    * before the body is validated, and an anonymous or CSRF-less call is 401/403 whatever its body.
    */
   const withCaller = async ({ request }: { request: Request }) => ({ principal: await caller(request) });
-  /** The resource's answer when the caller may read it (else 404): rendered once per row. */
+  /** GET /:id for the caller: the row and membership from memory when it has them. */
   const read = (principal: Principal, id: string) =>
     after(store.readForCaller(id, principal.userId), readable, principal);
-  /** The roster's answer when the caller may see it (else 404 or 403): rendered once per roster. */
+  /** GET /:id/members for the caller: rendered once per roster. */
   const roster = (principal: Principal, id: string) =>
     after(store.readForCaller(id, principal.userId), rosterOf, principal);
+  /** The roster of a resource the caller may see (else 404 or 403). */
   const rosterOf = (found: ForCaller | undefined, principal: Principal) => {
     const access = found
       ? callerRosterAccess(found.resource, found.membership, principal.appId)
