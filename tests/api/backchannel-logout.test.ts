@@ -4,7 +4,7 @@
  * ends exactly the gateway sessions of that provider session; a person's logout at the provider's
  * end_session endpoint, for a client whose tokens name the subject only, ends every session of that
  * subject for that client and no other. Each ended session is refused from the next request (with the
- * reason `provider_logout`), has one event, and its refresh token is revoked at the provider. A logout
+ * reason `provider_logout`, also by another gateway process on the same database), has one event, and its refresh token is revoked at the provider. A logout
  * for a deleted account or an unknown session answers 200 and changes nothing (issue 30, item 6).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -99,10 +99,20 @@ describe("back-channel logout sent by the development provider", () => {
     expect(secondSid).toBeString();
     expect(firstSid).not.toBe(secondSid);
 
-    const deleted = await deleteLoginSession(firstSid!);
-    expect(deleted.status).toBe(204);
-    await expectEnded(first);
-    await expectLive(second);
+    // A second gateway process on the same database has the session in its memory.
+    const other = await stack.another();
+    const atOther = () =>
+      fetch(`${other.publicUrl}/auth/session`, { headers: { cookie: first.cookie } }).then((r) => r.json());
+    try {
+      expect(await atOther()).toMatchObject({ authenticated: true });
+      const deleted = await deleteLoginSession(firstSid!);
+      expect(deleted.status).toBe(204);
+      await expectEnded(first);
+      await expectLive(second);
+      expect(await atOther()).toEqual({ authenticated: false, reason: "provider_logout" });
+    } finally {
+      await other.stop();
+    }
   });
 
   test("a `sub` logout (the person signs out at the provider) ends every session of the subject for that client", async () => {
