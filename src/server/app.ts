@@ -8,6 +8,7 @@ import { Elysia } from "elysia";
 import { exportResponse } from "./accounts/export.ts";
 import { signedInRecently } from "./accounts/rules.ts";
 import { adminRoutes } from "./admin/routes.ts";
+import { backchannelRoutes } from "./auth/backchannel-routes.ts";
 import { consentRoutes } from "./auth/consent-routes.ts";
 import { clearSessionCookies } from "./auth/cookies.ts";
 import { authRoutes } from "./auth/routes.ts";
@@ -48,6 +49,7 @@ export function buildPublicApp(gateway: Gateway, options: PublicAppOptions = {})
       .get("/", () => landingPage({ demoUrl: options.demoUrl }), { detail: docs.landingPage })
       .get("/landing.js", () => landingScript(), { detail: docs.landingScript })
       .use(authRoutes(gateway))
+      .use(backchannelRoutes(gateway))
       .use(consentRoutes(gateway))
       .use(resourceRoutes(gateway))
       .get("/v1/me", async ({ request }) => meView(await resolvePrincipal(gateway, request)), {

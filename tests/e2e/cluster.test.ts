@@ -2,22 +2,26 @@
  * Three replicas on PostgreSQL behind a real load balancer (HAProxy, round robin, health checked on
  * /readyz) in front of both listeners: the membership invariants under storms spread over the
  * replicas, one provider call for five tabs refreshing through the balancer, a revoke on one replica
- * refused by another at once, one budget for the app, the admin stream resumed on another replica,
+ * refused by another at once, a provider's back-channel logout answered by one replica refused by the
+ * other two at once, one budget for the app, the admin stream resumed on another replica,
  * and a replica killed with -9 under write load losing no acknowledged write.
  * Runs in the PostgreSQL pass of the suite (TEST_DATABASE=postgres).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { SignJWT } from "jose";
+import { Browser } from "../../src/devidp/browser.ts";
 import type { AppsFile } from "../../src/server/apps/model.ts";
 import { AppRegistry } from "../../src/server/apps/registry.ts";
+import { BACKCHANNEL_LOGOUT_EVENT } from "../../src/server/auth/logout-token.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import { createGateway, type Gateway } from "../../src/server/gateway.ts";
 import { sql } from "../helpers/db.ts";
 import { type Haproxy, startHaproxy } from "../helpers/haproxy.ts";
 import { testEngine } from "../helpers/postgres.ts";
 import { type Replica, startReplicas } from "../helpers/replicas.ts";
-import { CSRF, type Stack, signIn, startStack } from "../helpers/stack.ts";
+import { CLIENT_SECRET, CSRF, SECRET_CLIENT_ID, type Stack, signIn, startStack } from "../helpers/stack.ts";
 
 const ADMIN = { authorization: "Bearer cluster-token" };
 
@@ -160,6 +164,46 @@ describe.if(testEngine === "postgres")("three replicas on PostgreSQL behind HAPr
       authenticated: false,
       reason: "revoked",
     });
+  }, 30_000);
+
+  test("a back-channel logout answered by replica 1 is refused by replicas 2 and 3 on the next request", async () => {
+    const { browser } = await signIn(stack, "cl-provider-logout", new Browser(), SECRET_CLIENT_ID);
+    const cookie = browser.cookieHeader(stack.url);
+    const [a, b, c] = [replicas[0]!, replicas[1]!, replicas[2]!];
+    for (const replica of [b, c])
+      expect((await fetch(`${replica.url}/v1/me`, { headers: { cookie } })).status).toBe(200);
+    // A logout token as the provider signs it for this confidential client (its secret, HS256).
+    const now = Math.floor(Date.now() / 1000);
+    const token = await new SignJWT({
+      sub: "cl-provider-logout",
+      jti: crypto.randomUUID(),
+      events: { [BACKCHANNEL_LOGOUT_EVENT]: {} },
+    })
+      .setProtectedHeader({ alg: "HS256" })
+      .setIssuer(stack.idp.issuer)
+      .setAudience(SECRET_CLIENT_ID)
+      .setIssuedAt(now)
+      .setExpirationTime(now + 120)
+      .sign(new TextEncoder().encode(CLIENT_SECRET));
+    const logout = await fetch(`${a.url}/auth/backchannel-logout`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ logout_token: token }).toString(),
+    });
+    expect(logout.status).toBe(200);
+    for (const replica of [b, c]) {
+      expect((await fetch(`${replica.url}/v1/me`, { headers: { cookie } })).status).toBe(401);
+      expect(
+        await fetch(`${replica.url}/auth/session`, { headers: { cookie } }).then((r) => r.json()),
+      ).toEqual({ authenticated: false, reason: "provider_logout" });
+    }
+    // The same token replayed to another replica is refused there.
+    const replay = await fetch(`${b.url}/auth/backchannel-logout`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ logout_token: token }).toString(),
+    });
+    expect(replay.status).toBe(400);
   }, 30_000);
 
   test("one budget for the app across the replicas: 30 of 90 calls through the balancer", async () => {

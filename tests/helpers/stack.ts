@@ -78,12 +78,20 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const port = freePort();
   const url = `http://127.0.0.1:${port}`;
   const redirectUri = `${url}/callback`;
+  const backchannelLogoutUri = `${url}/auth/backchannel-logout`;
   const adminApiKey =
     options.adminApiKey === null ? undefined : (options.adminApiKey ?? "test-idp-admin-key");
   const idp = await startDevIdp({
     clients: [
-      { clientId: CLIENT_ID, redirectUris: [redirectUri], clientName: "Test Web" },
-      { clientId: SECRET_CLIENT_ID, redirectUris: [redirectUri], clientSecret: CLIENT_SECRET },
+      { clientId: CLIENT_ID, redirectUris: [redirectUri], clientName: "Test Web", backchannelLogoutUri },
+      // Its logout tokens name the subject only (no `sid`): every session of the subject ends.
+      {
+        clientId: SECRET_CLIENT_ID,
+        redirectUris: [redirectUri],
+        clientSecret: CLIENT_SECRET,
+        backchannelLogoutUri,
+        backchannelLogoutSessionRequired: false,
+      },
       ...(options.otherApp
         ? [{ clientId: OTHER_CLIENT_ID, redirectUris: [redirectUri], clientName: "Other" }]
         : []),

@@ -70,6 +70,7 @@ export const SESSION_END_REASONS = [
   "reused",
   "replaced",
   "deleted",
+  "provider_logout",
   "no_session",
 ] as const;
 

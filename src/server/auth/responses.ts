@@ -137,6 +137,41 @@ export const authDocs = {
     responses: { 200: json(Ok, "Signed out (also when there was no session).", SETS_COOKIE) },
     errors: [403, 503],
   }),
+  backchannelLogout: operation({
+    operationId: "receiveBackchannelLogout",
+    summary:
+      "OpenID Back-Channel Logout: the identity provider ends the sessions of a login session or a user",
+    description:
+      "Called by the identity provider, server to server (no cookie, no CSRF header): a form-encoded `logout_token`. The sessions it names end and their refresh tokens are revoked before the answer. Errors follow the specification (400 with `error: invalid_request` and an `error_description`), and carry the gateway's `code` too.",
+    tags: ["auth"],
+    security: [NO_CREDENTIAL],
+    requestBody: {
+      required: true,
+      content: {
+        "application/x-www-form-urlencoded": {
+          schema: {
+            type: "object",
+            required: ["logout_token"],
+            properties: { logout_token: { type: "string", description: "The signed logout token (a JWT)." } },
+          },
+        },
+      },
+    },
+    responses: {
+      200: {
+        description: "Accepted: the sessions it names have ended (also when it names none). Empty body.",
+      },
+      400: json(
+        Shape({
+          error: T.Literal("invalid_request"),
+          error_description: T.String(),
+          code: T.Literal("invalid_request"),
+        }),
+        "The logout token (or the request carrying it) is refused; nothing changed.",
+      ),
+    },
+    errors: [502, 503],
+  }),
   kratosFlow: operation({
     operationId: "getKratosFlow",
     summary: "A Kratos self-service flow, relayed with Kratos' status and cookies",

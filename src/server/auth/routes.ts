@@ -110,7 +110,7 @@ export function authRoutes(gateway: Gateway) {
         if (!result.ok) {
           throw new Refusal("exchange_failed", { providerError: result.error });
         }
-        const userId = await signInSubject(signIn, result.tokens, client, body.nonce);
+        const { userId, providerSid } = await signInSubject(signIn, result.tokens, client, body.nonce);
         // A deleted account: the provider still knows the subject, so its new grant is revoked, best
         // effort, after the answer. Asked first, and again by the session's own transaction (a deletion
         // committed in between).
@@ -122,9 +122,11 @@ export function authRoutes(gateway: Gateway) {
         };
         if (await gateway.deleted.isDeleted(userId)) throw refuseDeleted();
         if (previous) await sessions.end(previous.row.id, "replaced", previous.row.userId);
-        const { row, sealed } = await sessions.start(result.tokens, userId, body.client_id).catch((error) => {
-          throw error instanceof Refusal && error.code === "account_deleted" ? refuseDeleted() : error;
-        });
+        const { row, sealed } = await sessions
+          .start(result.tokens, userId, body.client_id, providerSid)
+          .catch((error) => {
+            throw error instanceof Refusal && error.code === "account_deleted" ? refuseDeleted() : error;
+          });
         writeSessionCookie(
           cookie,
           config,

@@ -20,6 +20,8 @@ export const SESSION_END_REASONS = [
   "replaced",
   /** The account was deleted (by the user, or by an operator). */
   "deleted",
+  /** The person signed out at the identity provider, which told the gateway (back-channel logout). */
+  "provider_logout",
   /** The browser holds no session cookie the gateway can read. */
   "no_session",
 ] as const;
@@ -33,6 +35,7 @@ const BY_STORED_REASON: Record<string, SessionEndReason> = {
   refresh_invalid: "expired",
   replaced: "replaced",
   deleted: "deleted",
+  provider_logout: "provider_logout",
 };
 
 /** The reason for a session row that is not live (any stored reason we do not name reads as revoked). */

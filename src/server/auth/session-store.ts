@@ -30,6 +30,8 @@ export interface CreateSessionOptions {
   refreshSealed: string | undefined;
   cookieKeyId: string;
   lifetimeMs: number;
+  /** The provider's login session id (the ID token's `sid`), when it sent one. */
+  providerSid?: string;
 }
 
 const COLUMNS = `id, user_id AS "userId", client_id AS "clientId", created_at AS "createdAt",
@@ -37,7 +39,8 @@ const COLUMNS = `id, user_id AS "userId", client_id AS "clientId", created_at AS
   ended_at AS "endedAt", end_reason AS "endReason", refresh_hash AS "refreshHash",
   refresh_sealed AS "refreshSealed", previous_refresh_hash AS "previousRefreshHash",
   rotated_at AS "rotatedAt", cookie_key_id AS "cookieKeyId", current_cookie AS "currentCookie",
-  refresh_lease_until AS "refreshLeaseUntil", current_seen_at AS "currentSeenAt"`;
+  refresh_lease_until AS "refreshLeaseUntil", current_seen_at AS "currentSeenAt",
+  provider_sid AS "providerSid"`;
 const BY_ID = `SELECT ${COLUMNS} FROM sessions WHERE id = $1`;
 
 export function isLive(row: SessionRow, now = Date.now()): boolean {
@@ -115,12 +118,13 @@ export class SessionStore {
       currentCookie: null,
       refreshLeaseUntil: null,
       currentSeenAt: null,
+      providerSid: options.providerSid ?? null,
     };
     await this.storage.transaction(async (tx) => {
       if (await this.deleted?.guard(tx, [row.userId])) throw new Refusal("account_deleted");
       await tx.run(
         `INSERT INTO sessions (id, user_id, client_id, created_at, last_seen_at, access_expires_at, expires_at,
-           refresh_hash, refresh_sealed, cookie_key_id) VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8, $9)`,
+           refresh_hash, refresh_sealed, cookie_key_id, provider_sid) VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8, $9, $10)`,
         [
           row.id,
           row.userId,
@@ -131,6 +135,7 @@ export class SessionStore {
           row.refreshHash,
           row.refreshSealed,
           row.cookieKeyId,
+          row.providerSid,
         ],
       );
       appendEvent(tx, {
@@ -312,6 +317,49 @@ export class SessionStore {
       for (const row of live) this.cache.delete(row.id);
     });
     return live;
+  }
+
+  /**
+   * Ends the live sessions of one client that a provider's logout names: those of its login session
+   * `providerSid` when given, else every one of `userId`. One `session.ended` event each, in one
+   * transaction; the rows leave the cache as it commits. Returns the rows as they were.
+   */
+  async endNamed(
+    match: { clientId: string; providerSid?: string; userId?: string },
+    reason: string,
+    now = Date.now(),
+  ): Promise<SessionRow[]> {
+    const by = match.providerSid !== undefined ? "provider_sid" : "user_id";
+    const value = match.providerSid ?? match.userId;
+    if (value === undefined) return [];
+    try {
+      return await this.storage.transaction(async (tx) => {
+        const live = await tx.all<SessionRow>(
+          `SELECT ${COLUMNS} FROM sessions WHERE ${by} = $1 AND client_id = $2 AND ended_at IS NULL AND expires_at > $3
+           ORDER BY created_at, id`,
+          [value, match.clientId, now],
+        );
+        for (const row of live) {
+          await tx.run("UPDATE sessions SET ended_at = $2, end_reason = $3 WHERE id = $1", [
+            row.id,
+            now,
+            reason,
+          ]);
+          appendEvent(tx, {
+            type: "session.ended",
+            userId: row.userId,
+            actor: null,
+            data: { sessionId: row.id, clientId: row.clientId, reason },
+          });
+        }
+        tx.afterCommit(() => {
+          for (const row of live) this.cache.delete(row.id);
+        });
+        return live;
+      });
+    } finally {
+      this.changes++;
+    }
   }
 
   /** Notes activity; the write happens later, batched, at most once a minute per session. */

@@ -186,6 +186,7 @@ export class SessionService {
     tokens: TokenSet,
     userId: string,
     clientId: string,
+    providerSid?: string,
   ): Promise<{ row: SessionRow; sealed: string }> {
     const accessExpiresAt = accessExpiry(tokens.expiresIn);
     const row = await this.options.store.create({
@@ -198,6 +199,7 @@ export class SessionService {
         : undefined,
       cookieKeyId: this.options.sealer.currentKeyId,
       lifetimeMs: this.options.lifetimeMs,
+      providerSid,
     });
     const cookie: SessionCookie = {
       sid: row.id,
@@ -238,6 +240,20 @@ export class SessionService {
     const row = await this.options.store.end(sessionId, "revoked", actor);
     if (row) await this.revokeAtProvider(row);
     return row;
+  }
+
+  /**
+   * A provider's back-channel logout: the sessions it names end at once (cookies refused from the next
+   * request, on every process), then their refresh tokens are revoked at the provider. Returns how many.
+   */
+  async endProviderLogout(match: {
+    clientId: string;
+    providerSid?: string;
+    userId?: string;
+  }): Promise<number> {
+    const ended = await this.options.store.endNamed(match, "provider_logout");
+    await Promise.all(ended.map((row) => this.revokeAtProvider(row)));
+    return ended.length;
   }
 
   /** Theft: the session ends (one `session.reuse_detected` event) and its grant is revoked at the provider. */

@@ -50,8 +50,14 @@ export const sessions = pgTable(
     currentCookie: text("current_cookie"),
     refreshLeaseUntil: ms("refresh_lease_until"),
     currentSeenAt: ms("current_seen_at"),
+    /** The provider's login session (the ID token's `sid`): what a back-channel logout by `sid` names. */
+    providerSid: text("provider_sid"),
   },
-  (t) => [index("sessions_user").on(t.userId), index("sessions_live").on(t.endedAt, t.createdAt)],
+  (t) => [
+    index("sessions_user").on(t.userId),
+    index("sessions_live").on(t.endedAt, t.createdAt),
+    index("sessions_provider_sid").on(t.providerSid),
+  ],
 );
 
 export const credits = pgTable(
@@ -251,4 +257,14 @@ export const gatewayProcesses = pgTable("gateway_processes", {
   keyId: text("key_id").notNull(),
   startedAt: ms("started_at").notNull(),
   seenAt: ms("seen_at").notNull(),
+});
+
+/**
+ * The `jti` of every back-channel logout token accepted, kept until the token could no longer be
+ * accepted anyway (its `exp`, or its `iat` past the accepted age): a replayed token is refused on every
+ * replica. Rows past `expires_at` are deleted by the next accepted token.
+ */
+export const logoutTokens = pgTable("logout_tokens", {
+  jti: text("jti").primaryKey(),
+  expiresAt: ms("expires_at").notNull(),
 });

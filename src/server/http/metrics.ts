@@ -16,6 +16,7 @@ const STATIC_ROUTES = new Set([
   "/auth/token",
   "/auth/refresh",
   "/auth/logout",
+  "/auth/backchannel-logout",
   "/auth/session",
   "/auth/origin",
   "/auth/consent",

@@ -20,6 +20,11 @@ import { requestId } from "./request-context.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 /**
+ * Routes whose body is not this API's JSON and which read it themselves, within their own bounds: the
+ * provider's back-channel logout posts a form (backchannel-routes.ts).
+ */
+export const ROUTES_READING_OWN_BODY: ReadonlySet<string> = new Set(["/auth/backchannel-logout"]);
+/**
  * The request line and headers, counted as sent (name, ": ", value, CRLF). Bun refuses a header block
  * over its own limit itself, before any handler or error hook runs, with a bare 431 and no body: the
  * listeners raise Bun's to RUNTIME_HEADER_BYTES (serve.ts), so a larger block reaches this check and
@@ -86,7 +91,8 @@ export function plumbing(options: PlumbingOptions) {
       }
       if (cors) Object.assign(set.headers, cors);
     })
-    .onParse({ as: "global" }, async ({ request, contentType }) => {
+    .onParse({ as: "global" }, async ({ request, contentType, route }) => {
+      if (ROUTES_READING_OWN_BODY.has(route)) return {};
       // Every body this API takes is a JSON object of at most 64 KiB (counted in bytes).
       const bytes = await readBody(request, bodyTimeoutMs);
       if (bytes.byteLength > MAX_BODY_BYTES) throw new Refusal("payload_too_large");
