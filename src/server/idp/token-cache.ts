@@ -16,6 +16,10 @@
  * A token whose subject the gateway refuses (subject.ts: control or invisible characters, too long) is
  * answered like a token the provider refuses: not valid, cached the same way, no user id ever formed.
  *
+ * A subject's logout (subject-logouts.ts) drops every cached check of that subject on every process, so
+ * the next call with one of its tokens is checked with the provider again; a check asked before the
+ * drop and answered after it is used for its own request but not cached.
+ *
  * The provider may still accept a deleted account's tokens (its revocation comes after, best effort):
  * the cache does not judge that; the principal's resolution asks on every call (principal.ts).
  */
@@ -45,6 +49,8 @@ interface Entry {
 export class TokenCache {
   private readonly cache = new Lru<string, Entry>(CAPACITY);
   private readonly inflight = new Map<string, Promise<TokenPrincipal | null>>();
+  /** When each subject's checks were last dropped (this process's clock), kept for TTL_MS. */
+  private readonly droppedAt = new Map<string, number>();
   hits = 0;
   misses = 0;
 
@@ -97,6 +103,7 @@ export class TokenCache {
       const { principal, expiresAt } = await this.lookup(token);
       // Forgotten meanwhile (logout): the answer is returned but not cached.
       if (this.inflight.get(key) !== call) return principal;
+      if (principal !== null && (this.droppedAt.get(principal.userId) ?? -1) >= askedAt) return principal;
       const until = Math.min(askedAt + TTL_MS, expiresAt ?? Number.POSITIVE_INFINITY);
       this.cache.set(key, { principal, checkedAt: askedAt }, until);
       return principal;
@@ -112,6 +119,13 @@ export class TokenCache {
     const key = sha256(token);
     this.cache.delete(key);
     this.inflight.delete(key);
+  }
+
+  /** Drops every cached check of `userId` (its logout), and keeps the checks in flight from being cached. */
+  forgetSubject(userId: string, now = Date.now()): void {
+    for (const [subject, at] of this.droppedAt) if (at < now - TTL_MS) this.droppedAt.delete(subject);
+    this.droppedAt.set(userId, now);
+    this.cache.deleteWhere((entry) => entry.principal?.userId === userId);
   }
 
   private async lookup(token: string): Promise<{ principal: TokenPrincipal | null; expiresAt?: number }> {

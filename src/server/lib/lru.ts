@@ -64,6 +64,12 @@ export class Lru<K, V> {
     this.old.delete(key);
   }
 
+  /** Deletes every entry whose value matches (a scan: for rare events, never per request). */
+  deleteWhere(matches: (value: V) => boolean): void {
+    for (const generation of [this.young, this.old])
+      for (const [key, entry] of generation) if (matches(entry.value)) generation.delete(key);
+  }
+
   clear(): void {
     this.young = new Map();
     this.old = new Map();

@@ -1,0 +1,137 @@
+/**
+ * Bearer tokens after a subject's logout (issue 30, item 2), over real sockets, against the development
+ * provider: the gateway's own process and a `gateway serve` child on the same database both hold a
+ * subject's access token in their bearer caches; a back-channel logout the provider sends (its admin
+ * delete of the login session) or an operator's revoke-all revokes the grant at the provider, and within
+ * a second both processes check the token with the provider again and refuse it (401). A token of a new
+ * sign-in after that is accepted and cached as usual, and another subject's cached token is not checked
+ * again. Both engines.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { sql } from "../helpers/db.ts";
+import { type Replica, startReplicas } from "../helpers/replicas.ts";
+import { CLIENT_ID, introspect, type Stack, startStack, tokensOf } from "../helpers/stack.ts";
+
+const ADMIN = { authorization: "Bearer test-admin-token" };
+
+let stack: Stack;
+let child: Replica;
+const db = () => sql(stack.running.gateway.storage);
+
+beforeAll(async () => {
+  stack = await startStack();
+  const appsFile = join(stack.dataDir, "apps.json");
+  writeFileSync(appsFile, JSON.stringify(stack.apps));
+  const started = await startReplicas(
+    { ...(process.env as Record<string, string>), ...stack.env, GATEWAY_CONFIG: appsFile },
+    1,
+  );
+  child = started[0]!;
+}, 60_000);
+
+afterAll(async () => {
+  await child?.kill();
+  await stack?.stop();
+}, 30_000);
+
+const bases = () => [stack.url, child.url];
+const introspections = () => stack.idp.calls.introspect ?? 0;
+
+async function me(base: string, token: string): Promise<string> {
+  const res = await fetch(`${base}/v1/me`, { headers: { authorization: `Bearer ${token}` } });
+  const body = (await res.json()) as { userId?: string; code?: string };
+  return res.status === 200 ? `200 ${body.userId}` : `${res.status} ${body.code}`;
+}
+
+/** Each process's answer once it has changed from `before`, or its last answer after 1 s. */
+async function answersWithin1s(token: string, before: string): Promise<string[]> {
+  const deadline = Date.now() + 1000;
+  return Promise.all(
+    bases().map(async (base) => {
+      let answer = await me(base, token);
+      while (answer === before && Date.now() < deadline) {
+        await Bun.sleep(25);
+        answer = await me(base, token);
+      }
+      return answer;
+    }),
+  );
+}
+
+/** Signs `user` in and has both processes cache its access token (one provider check each). */
+async function cachedBearer(user: string) {
+  const { at, browser } = await tokensOf(stack, user, CLIENT_ID);
+  for (const base of bases()) expect(await me(base, at)).toBe(`200 ${user}`);
+  const checks = introspections();
+  for (const base of bases()) expect(await me(base, at)).toBe(`200 ${user}`);
+  expect(introspections()).toBe(checks); // answered from both caches
+  const row = await db().get<{ id: string; provider_sid: string | null }>(
+    "SELECT id, provider_sid FROM sessions WHERE user_id = ? AND ended_at IS NULL ORDER BY created_at DESC",
+    user,
+  );
+  return { at, browser, sessionId: row!.id, sid: row!.provider_sid };
+}
+
+/** After the logout: refused by both processes within 1 s, each after asking the provider again. */
+async function expectRefusedEverywhere(user: string, at: string) {
+  const checks = introspections();
+  expect(await answersWithin1s(at, `200 ${user}`)).toEqual(["401 unauthenticated", "401 unauthenticated"]);
+  expect(introspections() - checks).toBeGreaterThanOrEqual(2);
+  expect((await introspect(stack, at)).active).toBe(false);
+}
+
+/** A new sign-in of the subject works on both processes, and is cached there again. */
+async function expectNewSignInAccepted(user: string) {
+  const { at } = await tokensOf(stack, user, CLIENT_ID);
+  for (const base of bases()) expect(await me(base, at)).toBe(`200 ${user}`);
+  const checks = introspections();
+  for (const base of bases()) expect(await me(base, at)).toBe(`200 ${user}`);
+  expect(introspections()).toBe(checks);
+}
+
+describe("a cached bearer token after its subject's logout", () => {
+  test("a back-channel logout from the provider: refused on both processes within 1 s", async () => {
+    const user = "bearer-bcl";
+    const { at, sid } = await cachedBearer(user);
+    const bystander = await cachedBearer("bearer-bcl-other");
+    expect(sid).toBeString();
+    const deleted = await fetch(
+      `${stack.idp.adminUrl}/admin/oauth2/auth/sessions/login?sid=${encodeURIComponent(sid!)}`,
+      { method: "DELETE", headers: { authorization: "Bearer test-idp-admin-key" } },
+    );
+    expect(deleted.status).toBe(204);
+    expect(await db().count("SELECT count(*) FROM subject_logouts WHERE user_id = ?", user)).toBe(1);
+    await expectRefusedEverywhere(user, at);
+    // Another subject's cached token is still answered from both caches.
+    const checks = introspections();
+    for (const base of bases()) expect(await me(base, bystander.at)).toBe("200 bearer-bcl-other");
+    expect(introspections()).toBe(checks);
+    await expectNewSignInAccepted(user);
+  }, 30_000);
+
+  test("an operator's revoke-all: refused on both processes within 1 s", async () => {
+    const user = "bearer-revoke-all";
+    const { at } = await cachedBearer(user);
+    const revoked = await fetch(`${stack.adminUrl}/admin/v1/users/${user}/sessions`, {
+      method: "DELETE",
+      headers: ADMIN,
+    });
+    expect(revoked.status).toBe(200);
+    expect(await revoked.json()).toEqual({ ok: true, revoked: 1 });
+    expect(await db().count("SELECT count(*) FROM subject_logouts WHERE user_id = ?", user)).toBe(1);
+    await expectRefusedEverywhere(user, at);
+    await expectNewSignInAccepted(user);
+  }, 30_000);
+
+  test("a revoke-all of a user with no live session writes nothing and drops nothing", async () => {
+    const before = await db().count("SELECT count(*) FROM subject_logouts");
+    const revoked = await fetch(`${stack.adminUrl}/admin/v1/users/nobody-here/sessions`, {
+      method: "DELETE",
+      headers: ADMIN,
+    });
+    expect(await revoked.json()).toEqual({ ok: true, revoked: 0 });
+    expect(await db().count("SELECT count(*) FROM subject_logouts")).toBe(before);
+  });
+});
