@@ -128,6 +128,7 @@ export async function createGateway({
     sessionStore: store,
     sessions,
     kratos: new KratosAdmin(config.kratosAdminUrl, config.idpTimeoutMs),
+    logouts,
     log,
   });
   const booted = await bootGateway({

@@ -5,7 +5,8 @@
  * delete of the login session) or an operator's revoke-all revokes the grant at the provider, and within
  * a second both processes check the token with the provider again and refuse it (401). A token of a new
  * sign-in after that is accepted and cached as usual, and another subject's cached token is not checked
- * again. Both engines.
+ * again. An account deletion drops the checks too once the provider has revoked the grant: both processes
+ * ask the provider again (which refuses the token) and still answer 403 `account_deleted`. Both engines.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
@@ -123,6 +124,32 @@ describe("a cached bearer token after its subject's logout", () => {
     expect(await db().count("SELECT count(*) FROM subject_logouts WHERE user_id = ?", user)).toBe(1);
     await expectRefusedEverywhere(user, at);
     await expectNewSignInAccepted(user);
+  }, 30_000);
+
+  test("an account deletion: both processes check with the provider again within 1 s, and still say account_deleted", async () => {
+    const user = "bearer-deleted";
+    const { at } = await cachedBearer(user);
+    const checks = introspections();
+    const deleted = await fetch(`${stack.adminUrl}/admin/v1/users/${user}`, {
+      method: "DELETE",
+      headers: ADMIN,
+    });
+    expect(deleted.status).toBe(200);
+    // Refused at once, from the caches (the provider is told after the answer)...
+    for (const base of bases()) expect(await me(base, at)).toBe("403 account_deleted");
+    // ...and within 1 s of its revocation, each process has asked the provider again.
+    await stack.running.gateway.accounts.idle();
+    const deadline = Date.now() + 1000;
+    const answers: string[] = [];
+    while (Date.now() < deadline && introspections() - checks < 2) {
+      answers.push(...(await Promise.all(bases().map((base) => me(base, at)))));
+      await Bun.sleep(25);
+    }
+    expect(introspections() - checks).toBe(2);
+    for (const base of bases()) expect(await me(base, at)).toBe("403 account_deleted");
+    expect(new Set(answers)).toEqual(new Set(["403 account_deleted"]));
+    expect((await introspect(stack, at)).active).toBe(false);
+    expect(await db().count("SELECT count(*) FROM subject_logouts WHERE user_id = ?", user)).toBe(1);
   }, 30_000);
 
   test("a revoke-all of a user with no live session writes nothing and drops nothing", async () => {

@@ -18,7 +18,9 @@
  *
  * A subject's logout (subject-logouts.ts) drops every cached check of that subject on every process, so
  * the next call with one of its tokens is checked with the provider again; a check asked before the
- * drop and answered after it is used for its own request but not cached.
+ * drop and answered after it is used for its own request but not cached. Whose each dropped token was
+ * is kept until its check would have expired (`formerSubject`): a deleted account's token that the
+ * provider now refuses is still told apart from a token never seen.
  *
  * The provider may still accept a deleted account's tokens (its revocation comes after, best effort):
  * the cache does not judge that; the principal's resolution asks on every call (principal.ts).
@@ -51,6 +53,8 @@ export class TokenCache {
   private readonly inflight = new Map<string, Promise<TokenPrincipal | null>>();
   /** When each subject's checks were last dropped (this process's clock), kept for TTL_MS. */
   private readonly droppedAt = new Map<string, number>();
+  /** The subject of each token whose check a logout dropped, until that check would have expired. */
+  private readonly dropped = new Lru<string, string>(CAPACITY);
   hits = 0;
   misses = 0;
 
@@ -125,7 +129,15 @@ export class TokenCache {
   forgetSubject(userId: string, now = Date.now()): void {
     for (const [subject, at] of this.droppedAt) if (at < now - TTL_MS) this.droppedAt.delete(subject);
     this.droppedAt.set(userId, now);
-    this.cache.deleteWhere((entry) => entry.principal?.userId === userId);
+    this.cache.deleteWhere(
+      (entry) => entry.principal?.userId === userId,
+      (key, _entry, expiresAt) => this.dropped.set(key, userId, expiresAt),
+    );
+  }
+
+  /** The subject a logout dropped this token's check for, while that check would still be cached. */
+  formerSubject(token: string): string | undefined {
+    return this.dropped.get(sha256(token));
   }
 
   private async lookup(token: string): Promise<{ principal: TokenPrincipal | null; expiresAt?: number }> {
