@@ -152,6 +152,26 @@ describe("a cached bearer token after its subject's logout", () => {
     expect(await db().count("SELECT count(*) FROM subject_logouts WHERE user_id = ?", user)).toBe(1);
   }, 30_000);
 
+  test("a logout whose notification was lost reaches the other process within 1 s", async () => {
+    // A row written with no notification (as after a lost one): the other process reads it on its own,
+    // from SQLite's change counter, or from PostgreSQL's 500 ms poll.
+    const user = "bearer-lost-notify";
+    const { at } = await cachedBearer(user);
+    const checks = introspections();
+    await db().run(
+      "INSERT INTO subject_logouts (id, user_id, at) VALUES (?, ?, ?)",
+      crypto.randomUUID(),
+      user,
+      Date.now(),
+    );
+    const deadline = Date.now() + 1000;
+    while (introspections() === checks && Date.now() < deadline) {
+      expect(await me(child.url, at)).toBe(`200 ${user}`); // the provider still accepts it
+      await Bun.sleep(25);
+    }
+    expect(introspections() - checks).toBe(1);
+  }, 30_000);
+
   test("a revoke-all of a user with no live session writes nothing and drops nothing", async () => {
     const before = await db().count("SELECT count(*) FROM subject_logouts");
     const revoked = await fetch(`${stack.adminUrl}/admin/v1/users/nobody-here/sessions`, {
