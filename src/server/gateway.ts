@@ -50,7 +50,7 @@ export interface Gateway {
   hydra: HydraClient;
   kratos: KratosClient;
   tokens: TokenCache;
-  /** A subject's logout (back-channel, revoke-all) drops its cached bearer checks on every process. */
+  /** A subject's logout (back-channel, revoke-all, deletion) drops its cached bearer checks on every process. */
   logouts: SubjectLogouts;
   /** Bounds the bearer cache misses (provider calls) one client address can cause. */
   tokenChecks: TokenCheckLimiter;
@@ -120,7 +120,7 @@ export async function createGateway({
     log,
   });
   const tokens = new TokenCache(hydra);
-  const logouts = new SubjectLogouts(storage, (userId) => tokens.forgetSubject(userId));
+  const logouts = new SubjectLogouts(storage, (userId) => tokens.forgetSubject(userId), log);
   const accounts = new AccountDeletion({
     storage,
     membership,

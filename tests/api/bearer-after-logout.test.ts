@@ -6,12 +6,14 @@
  * a second both processes check the token with the provider again and refuse it (401). A token of a new
  * sign-in after that is accepted and cached as usual, and another subject's cached token is not checked
  * again. An account deletion drops the checks too once the provider has revoked the grant: both processes
- * ask the provider again (which refuses the token) and still answer 403 `account_deleted`. Both engines.
+ * ask the provider again (which refuses the token) and still answer 403 `account_deleted`. A record
+ * whose notification was lost is still read within 1 s (PostgreSQL: the 500 ms poll), and a logout that
+ * cannot be recorded still answers and drops the checks of the process that served it. Both engines.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { sql } from "../helpers/db.ts";
+import { failWrites, sql } from "../helpers/db.ts";
 import { type Replica, startReplicas } from "../helpers/replicas.ts";
 import { CLIENT_ID, introspect, type Stack, startStack, tokensOf } from "../helpers/stack.ts";
 
@@ -170,6 +172,31 @@ describe("a cached bearer token after its subject's logout", () => {
       await Bun.sleep(25);
     }
     expect(introspections() - checks).toBe(1);
+  }, 30_000);
+
+  test("a logout that cannot be recorded still ends everything and drops the checks of the process that served it", async () => {
+    const user = "bearer-unrecorded";
+    const { at } = await cachedBearer(user);
+    const undo = await failWrites(
+      stack.running.gateway.storage,
+      "refuse_subject_logouts",
+      "INSERT",
+      "subject_logouts",
+      "1 = 1",
+    );
+    try {
+      const revoked = await fetch(`${stack.adminUrl}/admin/v1/users/${user}/sessions`, {
+        method: "DELETE",
+        headers: ADMIN,
+      });
+      expect(revoked.status).toBe(200);
+      expect(await revoked.json()).toEqual({ ok: true, revoked: 1 });
+    } finally {
+      await undo();
+    }
+    expect(await db().count("SELECT count(*) FROM subject_logouts WHERE user_id = ?", user)).toBe(0);
+    expect(await me(stack.url, at)).toBe("401 unauthenticated");
+    expect(stack.logs.some((line) => line.includes("a logout was not recorded"))).toBe(true);
   }, 30_000);
 
   test("a revoke-all of a user with no live session writes nothing and drops nothing", async () => {

@@ -1,14 +1,16 @@
 /**
  * A subject's logout reaches every process's bearer cache (token-cache.ts) within a second: a provider's
- * back-channel logout that ended sessions, or an operator's revoke-all, writes one `subject_logouts` row
- * per subject, and every process that reads a row it has not seen drops that subject's cached checks, so
- * the next call with one of its tokens is checked with the provider again.
+ * back-channel logout that ended sessions, an operator's revoke-all that ended any, or an account
+ * deletion writes one `subject_logouts` row per subject, and every process that reads a row it has not
+ * seen drops that subject's cached checks, so the next call with one of its tokens is checked with the
+ * provider again.
  *
  * The row is written once the provider has answered the revocation of the sessions' refresh tokens
  * (which revokes their grants' access tokens too), not in the transaction that ended the sessions: a
  * process that dropped its checks before the provider revoked could check a token again in between,
- * hear "active", and cache that for another 60 s. The process that writes drops at once, as the row
- * commits; the others learn of it from the change signal (SQLite: the shared change counter, watched
+ * hear "active", and cache that for another 60 s. The process that writes drops at once, before the
+ * row is written (a row that cannot be written is logged, never failing the logout: the other processes
+ * then forget the subject's checks within 60 s, as without this); the others learn of it from the change signal (SQLite: the shared change counter, watched
  * every 100 ms; PostgreSQL: a NOTIFY on commit), and on PostgreSQL they also read the table every
  * 500 ms, in case a notification was lost while a connection was re-established.
  *
@@ -18,6 +20,7 @@
  */
 import type { Storage } from "../db/sql.ts";
 import { randomId } from "../lib/crypto.ts";
+import type { Logger } from "../lib/log.ts";
 
 const CHANNEL = "subject_logouts";
 const KEEP_MS = 120_000;
@@ -32,29 +35,44 @@ export class SubjectLogouts {
   private stopListening: (() => void) | undefined;
   private poller: ReturnType<typeof setInterval> | undefined;
   private retry: ReturnType<typeof setTimeout> | undefined;
+  private stopped = false;
 
   /** `drop`: forgets the subject's cached checks in this process. */
   constructor(
     private readonly storage: Storage,
     private readonly drop: (userId: string) => void,
+    private readonly log: Logger,
   ) {}
 
-  /** Records the logout of each of `userIds` (after the provider's revocation) and drops them here at once. */
+  /**
+   * The logout of each of `userIds`, once the provider has answered the revocation: dropped here at
+   * once, then recorded for the other processes. Never throws (see the header).
+   */
   async announce(userIds: Iterable<string>, now = Date.now()): Promise<void> {
     const subjects = [...new Set(userIds)];
     if (subjects.length === 0) return;
-    await this.storage.transaction(async (tx) => {
-      tx.write("DELETE FROM subject_logouts WHERE at < $1", [now - KEEP_MS]);
-      for (const userId of subjects) {
-        const id = randomId();
-        tx.write("INSERT INTO subject_logouts (id, user_id, at) VALUES ($1, $2, $3)", [id, userId, now]);
-        tx.afterCommit(() => {
-          this.seen.add(id);
-          this.drop(userId);
-        });
-      }
-      tx.notify(CHANNEL);
-    });
+    const rows = subjects.map((userId) => ({ id: randomId(), userId }));
+    for (const row of rows) {
+      this.seen.add(row.id);
+      this.drop(row.userId);
+    }
+    try {
+      await this.storage.transaction(async (tx) => {
+        tx.write("DELETE FROM subject_logouts WHERE at < $1", [now - KEEP_MS]);
+        for (const row of rows)
+          tx.write("INSERT INTO subject_logouts (id, user_id, at) VALUES ($1, $2, $3)", [
+            row.id,
+            row.userId,
+            now,
+          ]);
+        tx.notify(CHANNEL);
+      });
+    } catch (error) {
+      this.log("warn", "a logout was not recorded: other processes keep its bearer checks up to 60 s", {
+        subjects: subjects.length,
+        error: String(error),
+      });
+    }
   }
 
   /** Reads the rows already there (nothing is cached yet), then follows every process's new ones. */
@@ -68,6 +86,7 @@ export class SubjectLogouts {
   }
 
   stop(): void {
+    this.stopped = true;
     this.stopListening?.();
     clearInterval(this.poller);
     clearTimeout(this.retry);
@@ -75,6 +94,7 @@ export class SubjectLogouts {
 
   /** One read at a time; a wake during a read reads once more after it. */
   private catchUp(): void {
+    if (this.stopped) return;
     if (this.reading) {
       this.readAgain = true;
       return;
