@@ -1,7 +1,8 @@
 /**
  * Start-up work, apart from wiring (gateway.ts builds the objects; this runs what a start needs done
  * once they exist): re-seal what an older key sealed, restore and deploy the apps, warn about sessions
- * sealed with a key this ring lacks, start the heartbeat and the hourly purge of ended sessions. Each
+ * sealed with a key this ring lacks, start the heartbeat and the hourly purge of ended sessions, and
+ * follow the subjects' logouts (subject-logouts.ts). Each
  * step gets only the parts it uses; `stop` ends the timers it started.
  */
 import { deployApp, resealDeployments, restoreDeployments } from "./apps/deploy.ts";
@@ -12,6 +13,7 @@ import type { CookieSealer } from "./auth/seal.ts";
 import type { SessionStore } from "./auth/session-store.ts";
 import type { SessionService } from "./auth/sessions.ts";
 import type { Storage } from "./db/open.ts";
+import type { SubjectLogouts } from "./idp/subject-logouts.ts";
 import type { Logger } from "./lib/log.ts";
 import type { ResourceStore } from "./resources/store.ts";
 
@@ -23,6 +25,7 @@ export interface BootParts {
   resourceStore: ResourceStore;
   sessionStore: SessionStore;
   sessions: SessionService;
+  logouts: SubjectLogouts;
   log: Logger;
 }
 
@@ -33,7 +36,7 @@ export interface Booted {
 const PURGE_EVERY_MS = 3600_000;
 
 export async function bootGateway(parts: BootParts): Promise<Booted> {
-  const { storage, ring, sealer, apps, resourceStore, sessionStore, sessions, log } = parts;
+  const { storage, ring, sealer, apps, resourceStore, sessionStore, sessions, logouts, log } = parts;
   const resealedConfigs = await resealDeployments(storage, sealer);
   if (resealedConfigs > 0)
     log("info", "re-sealed deployed client secrets with the current key", { deployments: resealedConfigs });
@@ -50,9 +53,11 @@ export async function bootGateway(parts: BootParts): Promise<Booted> {
     sessionStore.purgeEnded().catch((error) => log("warn", "session purge failed", { error: String(error) }));
   }, PURGE_EVERY_MS);
   purge.unref?.();
+  await logouts.start();
   return {
     async stop() {
       clearInterval(purge);
+      logouts.stop();
       await heartbeat.stop().catch(() => {});
     },
   };

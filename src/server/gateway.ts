@@ -27,6 +27,7 @@ import { TokenCheckLimiter } from "./http/token-checks.ts";
 import { HydraClient } from "./idp/hydra.ts";
 import { KratosClient } from "./idp/kratos.ts";
 import { KratosAdmin } from "./idp/kratos-admin.ts";
+import { SubjectLogouts } from "./idp/subject-logouts.ts";
 import { TokenCache } from "./idp/token-cache.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
 import { OwnershipService } from "./resources/ownership.ts";
@@ -49,6 +50,8 @@ export interface Gateway {
   hydra: HydraClient;
   kratos: KratosClient;
   tokens: TokenCache;
+  /** A subject's logout (back-channel, revoke-all, deletion) drops its cached bearer checks on every process. */
+  logouts: SubjectLogouts;
   /** Bounds the bearer cache misses (provider calls) one client address can cause. */
   tokenChecks: TokenCheckLimiter;
   store: SessionStore;
@@ -117,6 +120,7 @@ export async function createGateway({
     log,
   });
   const tokens = new TokenCache(hydra);
+  const logouts = new SubjectLogouts(storage, (userId) => tokens.forgetSubject(userId), log);
   const accounts = new AccountDeletion({
     storage,
     membership,
@@ -124,6 +128,7 @@ export async function createGateway({
     sessionStore: store,
     sessions,
     kratos: new KratosAdmin(config.kratosAdminUrl, config.idpTimeoutMs),
+    logouts,
     log,
   });
   const booted = await bootGateway({
@@ -134,6 +139,7 @@ export async function createGateway({
     resourceStore,
     sessionStore: store,
     sessions,
+    logouts,
     log,
   });
   return {
@@ -147,6 +153,7 @@ export async function createGateway({
       config.idpTimeoutMs,
     ),
     tokens,
+    logouts,
     tokenChecks: new TokenCheckLimiter(),
     store,
     sealer,

@@ -5,7 +5,8 @@
  * apps file, unexpired, and its claims as logout-token.ts says; then its `jti` is recorded (a replay,
  * on any replica, is refused). Then, before the provider gets its answer, the sessions it names end
  * (reason `provider_logout`, one event each): those of its `sid` for that client, else every session
- * of its `sub` for that client; their refresh tokens are revoked at the provider. A token naming no
+ * of its `sub` for that client; their refresh tokens are revoked at the provider, and then their users'
+ * cached bearer checks are dropped on every process (subject-logouts.ts). A token naming no
  * live session (an unknown one, a deleted account's) is accepted and ends nothing.
  */
 import { decodeJwt } from "jose";
@@ -13,6 +14,7 @@ import type { AppRegistry } from "../apps/registry.ts";
 import { idp } from "../idp/call.ts";
 import type { HydraClient } from "../idp/hydra.ts";
 import { IdTokenInvalid, type IdTokenVerifier } from "../idp/id-tokens.ts";
+import type { SubjectLogouts } from "../idp/subject-logouts.ts";
 import { readLogoutToken } from "./logout-token.ts";
 import type { LogoutTokenJtis } from "./logout-token-jtis.ts";
 import type { SessionService } from "./sessions.ts";
@@ -23,6 +25,7 @@ export interface BackchannelLogoutParts {
   verifier: IdTokenVerifier;
   jtis: LogoutTokenJtis;
   sessions: SessionService;
+  logouts: Pick<SubjectLogouts, "announce">;
 }
 
 /** Why a token is refused (the 400's `error_description`), or how many sessions it ended. */
@@ -65,5 +68,6 @@ export async function receiveLogoutToken(
   const ended = await parts.sessions.endProviderLogout(
     request.sid !== undefined ? { clientId, providerSid: request.sid } : { clientId, userId: request.sub },
   );
-  return { ended };
+  await parts.logouts.announce(ended.map((row) => row.userId));
+  return { ended: ended.length };
 }

@@ -19,11 +19,12 @@ export const MAX_LOGOUT_BODY_BYTES = 16 * 1024;
 const FORM = /^application\/x-www-form-urlencoded\s*(;|$)/i;
 
 export function backchannelRoutes(gateway: Gateway) {
-  const { apps, hydra, sessions, config } = gateway;
+  const { apps, hydra, sessions, logouts, config } = gateway;
   const parts = {
     apps,
     hydra,
     sessions,
+    logouts,
     verifier: new IdTokenVerifier(config.idpTimeoutMs ?? 5000),
     jtis: new LogoutTokenJtis(gateway.storage),
   };

@@ -244,16 +244,17 @@ export class SessionService {
 
   /**
    * A provider's back-channel logout: the sessions it names end at once (cookies refused from the next
-   * request, on every process), then their refresh tokens are revoked at the provider. Returns how many.
+   * request, on every process), then their refresh tokens are revoked at the provider. Returns the rows
+   * as they were.
    */
   async endProviderLogout(match: {
     clientId: string;
     providerSid?: string;
     userId?: string;
-  }): Promise<number> {
+  }): Promise<SessionRow[]> {
     const ended = await this.options.store.endNamed(match, "provider_logout");
     await Promise.all(ended.map((row) => this.revokeAtProvider(row)));
-    return ended.length;
+    return ended;
   }
 
   /** Theft: the session ends (one `session.reuse_detected` event) and its grant is revoked at the provider. */

@@ -268,3 +268,15 @@ export const logoutTokens = pgTable("logout_tokens", {
   jti: text("jti").primaryKey(),
   expiresAt: ms("expires_at").notNull(),
 });
+
+/**
+ * A subject's logouts (a back-channel logout that ended sessions, an operator's revoke-all, an account
+ * deletion), each written once the provider has answered the revocation: every process drops that
+ * subject's cached bearer checks when it reads a new row. Rows older than twice the bearer cache's
+ * lifetime drop nothing and are deleted by the next write.
+ */
+export const subjectLogouts = pgTable("subject_logouts", {
+  id: text("id").primaryKey(),
+  userId: text("user_id").notNull(),
+  at: ms("at").notNull(),
+});

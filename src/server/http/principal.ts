@@ -7,7 +7,8 @@
  * refusal); cache hits, and requests that join a call already in flight for the same token, are free.
  *
  * A deleted account is refused with 403 `account_deleted`, whichever credential it presents: a bearer
- * token is asked about on every call, cache hit or not (the provider may still accept it), and a cookie
+ * token is asked about on every call, cache hit or not (the provider may still accept it), and so is one
+ * the provider refuses once the deletion has dropped its cached check (token-cache.ts), and a cookie
  * whose session the deletion ended says so where it would otherwise be 401 (accounts/pseudonym.ts).
  */
 
@@ -91,7 +92,7 @@ function bearerPrincipal(
   const toPrincipal = (
     found: { userId: string; clientId: string | undefined } | null,
   ): Principal | Promise<Principal> | undefined => {
-    if (!found) throw new Refusal("unauthenticated");
+    if (!found) return cachedOnly ? undefined : refuseBearer(gateway, token);
     noteCredential(request, "bearer", found.clientId);
     if (found.clientId !== undefined) requireClient(gateway.apps, found.clientId, "bearer");
     const appId = gateway.apps.appFor(found.clientId).id;
@@ -129,6 +130,20 @@ function bearerPrincipal(
         throw error;
       },
     );
+}
+
+/**
+ * A token the provider does not accept: 403 `account_deleted` when the account's deletion dropped this
+ * token's cached check (the provider has revoked it since), else 401.
+ */
+function refuseBearer(gateway: Gateway, token: string): never | Promise<never> {
+  const former = gateway.tokens.formerSubject(token);
+  const deleted = former === undefined ? false : gateway.deleted.isDeleted(former);
+  if (deleted === false) throw new Refusal("unauthenticated");
+  if (deleted === true) throw new Refusal("account_deleted");
+  return deleted.then((gone) => {
+    throw new Refusal(gone ? "account_deleted" : "unauthenticated");
+  });
 }
 
 /** No live session behind the cookie: 403 `account_deleted` when the deletion ended it, else 401. */
