@@ -6,7 +6,7 @@
 import type { AuthListener } from "./auth-state.ts";
 import type { SessionEndReason } from "./codes.gen.ts";
 import { GatewayError, type Transport } from "./transport.ts";
-import type { DeletionReport, Session, UserExport } from "./types.ts";
+import type { DeletionReport, OwnSession, Session, UserExport } from "./types.ts";
 import { web } from "./web.ts";
 
 const STORAGE_KEY = "session-gateway:pkce";
@@ -33,6 +33,15 @@ async function challengeOf(verifier: string): Promise<string> {
   return base64url(
     new Uint8Array(await web.crypto.subtle.digest("SHA-256", new web.TextEncoder().encode(verifier))),
   );
+}
+
+interface WireOwnSession {
+  id: string;
+  current: boolean;
+  client_id: string;
+  created_at: string;
+  last_seen_at: string;
+  device: string;
 }
 
 function defaultRedirectUri(): string {
@@ -165,6 +174,42 @@ export function authApi(transport: Transport) {
         body: { client_id: options.clientId },
       });
       transport.state.signedOut();
+    },
+
+    /**
+     * The signed-in person's live sessions in this app, newest first: one per browser or device, with
+     * `current` true for this one. Ids are public (not the cookie), for `revokeSession(id)`.
+     */
+    async listSessions(): Promise<OwnSession[]> {
+      browserOnly("listSessions");
+      const answer = await transport.request<{ sessions: WireOwnSession[] }>("GET", "/auth/sessions");
+      return answer.sessions.map((s) => ({
+        id: s.id,
+        current: s.current,
+        clientId: s.client_id,
+        createdAt: s.created_at,
+        lastSeenAt: s.last_seen_at,
+        device: s.device,
+      }));
+    },
+
+    /**
+     * Ends one of the person's sessions in this app (another device's; this one's is `signOut()`). That
+     * device learns it on its next call, with the reason `signed_out_elsewhere`. An id that is not one
+     * of this person's live sessions in this app fails with `not_found`.
+     */
+    async revokeSession(id: string): Promise<void> {
+      browserOnly("revokeSession");
+      await transport.request("DELETE", `/auth/sessions/${encodeURIComponent(id)}`, { noRetry: true });
+    },
+
+    /** "Sign out my other devices": ends every session of the person in this app but this one. Returns how many. */
+    async signOutOthers(): Promise<number> {
+      browserOnly("signOutOthers");
+      const answer = await transport.request<{ ended: number }>("POST", "/auth/sessions/revoke-others", {
+        noRetry: true,
+      });
+      return answer.ended;
     },
 
     /**

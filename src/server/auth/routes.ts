@@ -16,7 +16,9 @@ import { FLOW_TYPES, type FlowType } from "../idp/kratos.ts";
 import { checkedAuthorizeQuery } from "./authorize.ts";
 import { ensureSignInEffects } from "./consent.ts";
 import { clearSessionCookies, writeSessionCookie } from "./cookies.ts";
+import { describeDevice } from "./device.ts";
 import { authDocs as docs } from "./responses.ts";
+import { endedRefusal } from "./session-end.ts";
 import { SessionService, signedInView } from "./sessions.ts";
 import { signInSubject } from "./sign-in-subject.ts";
 
@@ -123,7 +125,13 @@ export function authRoutes(gateway: Gateway) {
         if (await gateway.deleted.isDeleted(userId)) throw refuseDeleted();
         if (previous) await sessions.end(previous.row.id, "replaced", previous.row.userId);
         const { row, sealed } = await sessions
-          .start(result.tokens, userId, body.client_id, providerSid)
+          .start(
+            result.tokens,
+            userId,
+            body.client_id,
+            providerSid,
+            describeDevice(request.headers.get("user-agent")),
+          )
           .catch((error) => {
             throw error instanceof Refusal && error.code === "account_deleted" ? refuseDeleted() : error;
           });
@@ -173,10 +181,7 @@ export function authRoutes(gateway: Gateway) {
         }
         if (outcome.kind !== "ok") {
           clearSessionCookies(cookie, config, cookieName, header);
-          const reason = await sessions.endReason(header);
-          throw reason === "deleted"
-            ? new Refusal("account_deleted", { body: { reason } })
-            : new Refusal("unauthenticated", { about: reason, body: { reason } });
+          throw endedRefusal(await sessions.endReason(header));
         }
         if (outcome.sealed)
           writeSessionCookie(

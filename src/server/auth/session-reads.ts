@@ -46,6 +46,31 @@ export function listLiveSessions(
   );
 }
 
+export interface OwnSessionRow {
+  id: string;
+  clientId: string;
+  createdAt: number;
+  lastSeenAt: number;
+  device: string | null;
+}
+
+/** A user's live sessions among `clientIds` (one app's clients), newest first. */
+export function liveSessionsOf(
+  sql: Sql,
+  userId: string,
+  clientIds: readonly string[],
+  now = Date.now(),
+): Promise<OwnSessionRow[]> {
+  if (clientIds.length === 0) return Promise.resolve([]);
+  const clients = clientIds.map((_, i) => `$${i + 3}`).join(", ");
+  return sql.all<OwnSessionRow>(
+    `SELECT id, client_id AS "clientId", created_at AS "createdAt", last_seen_at AS "lastSeenAt", device
+     FROM sessions WHERE user_id = $1 AND ended_at IS NULL AND expires_at > $2 AND client_id IN (${clients})
+     ORDER BY created_at DESC, id DESC`,
+    [userId, now, ...clientIds],
+  );
+}
+
 export interface ExportedSessionRow {
   id: string;
   clientId: string;

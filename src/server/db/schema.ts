@@ -45,6 +45,8 @@ export const sessions = sqliteTable(
     currentSeenAt: integer("current_seen_at"),
     /** The provider's login session (the ID token's `sid`): what a back-channel logout by `sid` names. */
     providerSid: text("provider_sid"),
+    /** A coarse description of the browser that signed in ("Chrome on Linux"), never the full user agent. */
+    device: text("device"),
   },
   (t) => [
     index("sessions_user").on(t.userId),
