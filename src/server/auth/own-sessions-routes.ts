@@ -9,7 +9,6 @@
  * A session's id here is the session row's public id (what operators see), never the cookie's value.
  */
 import { Elysia, t } from "elysia";
-import type { AppRegistry } from "../apps/registry.ts";
 import { Refusal } from "../domain/refusal.ts";
 import type { Gateway } from "../gateway.ts";
 import { hasCsrfHeader } from "../http/csrf.ts";
@@ -21,12 +20,6 @@ import { liveSessionsOf } from "./session-reads.ts";
 import type { ResolvedSession } from "./sessions.ts";
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
-
-/** The clients whose sessions count as the caller's app's: the app's registered ones and the caller's. */
-export function appClientIds(apps: AppRegistry, clientId: string): string[] {
-  const ids = apps.appFor(clientId).clients.map((client) => client.clientId);
-  return ids.includes(clientId) ? ids : [...ids, clientId];
-}
 
 export function ownSessionsRoutes(gateway: Gateway) {
   const { sessions, apps } = gateway;
@@ -41,7 +34,7 @@ export function ownSessionsRoutes(gateway: Gateway) {
   };
   const scopeOf = ({ row }: ResolvedSession) => ({
     userId: row.userId,
-    clientIds: appClientIds(apps, row.clientId),
+    clientIds: apps.clientIdsOfApp(row.clientId),
   });
 
   return new Elysia({ name: "own-sessions-routes" })

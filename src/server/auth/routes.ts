@@ -21,6 +21,7 @@ import { authDocs as docs } from "./responses.ts";
 import { endedRefusal } from "./session-end.ts";
 import { SessionService, signedInView } from "./sessions.ts";
 import { signInSubject } from "./sign-in-subject.ts";
+import { type SignedOutEverywhere, signOutEverywhere } from "./sign-out-everywhere.ts";
 
 const Str = (max: number) => t.String({ minLength: 1, maxLength: max });
 
@@ -32,6 +33,21 @@ export function authRoutes(gateway: Gateway) {
     tokens: gateway.tokens,
     verifier: new IdTokenVerifier(config.idpTimeoutMs ?? 5000),
     log: gateway.log,
+  };
+  const everywhereParts = {
+    apps,
+    sessions,
+    sealer: gateway.sealer,
+    discover: async () => {
+      if (!hydra.configured) return undefined;
+      // The person's sessions here have ended; a provider that does not answer only loses its part.
+      return hydra.discover().catch((error) => {
+        gateway.log("warn", "sign-out everywhere: the provider's metadata is unavailable", {
+          error: (error as Error).name,
+        });
+        return undefined;
+      });
+    },
   };
   const maxAgeOf = (expiresAt: number) => Math.max(0, Math.floor((expiresAt - Date.now()) / 1000));
   const requireIssuer = () => {
@@ -203,9 +219,10 @@ export function authRoutes(gateway: Gateway) {
 
     .post(
       "/auth/logout",
-      async ({ cookie, request }) => {
+      async ({ body, cookie, request }) => {
         const header = request.headers.get("cookie");
         const found = await sessionOf(request);
+        let everywhere: SignedOutEverywhere | undefined;
         try {
           if (found) {
             await sessions.end(found.row.id, "logout", found.row.userId);
@@ -216,10 +233,21 @@ export function authRoutes(gateway: Gateway) {
         } catch (error) {
           gateway.log("warn", "logout cleanup failed", { error: (error as Error).name });
         }
+        if (found && body?.everywhere)
+          everywhere = await signOutEverywhere(everywhereParts, found.row, body.state);
         clearSessionCookies(cookie, config, cookieName, header);
-        return { ok: true };
+        return { ok: true, ...everywhere };
       },
-      { detail: docs.logout },
+      {
+        body: t.Optional(
+          t.Object({
+            client_id: t.Optional(Str(128)),
+            everywhere: t.Optional(t.Boolean()),
+            state: t.Optional(t.String({ minLength: 1, maxLength: 256, pattern: "^[A-Za-z0-9._~-]+$" })),
+          }),
+        ),
+        detail: docs.logout,
+      },
     )
 
     .get(

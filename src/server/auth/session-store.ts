@@ -34,6 +34,8 @@ export interface CreateSessionOptions {
   providerSid?: string;
   /** A coarse description of the browser that signed in (device.ts). */
   device?: string;
+  /** The sign-in's ID token, sealed (the `id_token_hint` of a sign-out at the provider). */
+  idTokenSealed?: string;
 }
 
 const COLUMNS = `id, user_id AS "userId", client_id AS "clientId", created_at AS "createdAt",
@@ -42,7 +44,7 @@ const COLUMNS = `id, user_id AS "userId", client_id AS "clientId", created_at AS
   refresh_sealed AS "refreshSealed", previous_refresh_hash AS "previousRefreshHash",
   rotated_at AS "rotatedAt", cookie_key_id AS "cookieKeyId", current_cookie AS "currentCookie",
   refresh_lease_until AS "refreshLeaseUntil", current_seen_at AS "currentSeenAt",
-  provider_sid AS "providerSid", device`;
+  provider_sid AS "providerSid", device, id_token_sealed AS "idTokenSealed"`;
 const BY_ID = `SELECT ${COLUMNS} FROM sessions WHERE id = $1`;
 
 export function isLive(row: SessionRow, now = Date.now()): boolean {
@@ -122,13 +124,14 @@ export class SessionStore {
       currentSeenAt: null,
       providerSid: options.providerSid ?? null,
       device: options.device ?? null,
+      idTokenSealed: options.idTokenSealed ?? null,
     };
     await this.storage.transaction(async (tx) => {
       if (await this.deleted?.guard(tx, [row.userId])) throw new Refusal("account_deleted");
       await tx.run(
         `INSERT INTO sessions (id, user_id, client_id, created_at, last_seen_at, access_expires_at, expires_at,
-           refresh_hash, refresh_sealed, cookie_key_id, provider_sid, device)
-         VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8, $9, $10, $11)`,
+           refresh_hash, refresh_sealed, cookie_key_id, provider_sid, device, id_token_sealed)
+         VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
         [
           row.id,
           row.userId,
@@ -141,6 +144,7 @@ export class SessionStore {
           row.cookieKeyId,
           row.providerSid,
           row.device,
+          row.idTokenSealed,
         ],
       );
       appendEvent(tx, {

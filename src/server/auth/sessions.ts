@@ -202,6 +202,7 @@ export class SessionService {
       lifetimeMs: this.options.lifetimeMs,
       providerSid,
       device,
+      idTokenSealed: tokens.idToken ? await this.options.sealer.sealText(tokens.idToken) : undefined,
     });
     const cookie: SessionCookie = {
       sid: row.id,
