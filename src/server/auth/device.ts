@@ -11,7 +11,8 @@ const BROWSERS: Array<[RegExp, string]> = [
   [/\bOPR\/|\bOpera\b/, "Opera"],
   [/\bFirefox\/|\bFxiOS\//, "Firefox"],
   [/\bSamsungBrowser\//, "Samsung Internet"],
-  [/\bChrom(e|ium)\/|\bCriOS\//, "Chrome"],
+  // "HeadlessChrome/" too: no word boundary before its "Chrome".
+  [/Chrom(e|ium)\/|\bCriOS\//, "Chrome"],
   [/\bVersion\/[\d.]+.*\bSafari\//, "Safari"],
   [/^curl\//, "curl"],
 ];
