@@ -71,6 +71,33 @@ export function liveSessionsOf(
   );
 }
 
+export interface EndedSessionRow {
+  id: string;
+  clientId: string;
+  /** When it ended (its end, or its absolute expiry for one that ran out). */
+  endedAt: number;
+  endReason: string | null;
+  expiresAt: number;
+  /** Null for a session that ran out rather than being ended. */
+  ended: number | null;
+}
+
+/** A user's latest sessions that are over (ended, or past their lifetime), newest first, at most `take`. */
+export function endedSessionsOf(
+  sql: Sql,
+  userId: string,
+  take: number,
+  now = Date.now(),
+): Promise<EndedSessionRow[]> {
+  return sql.all<EndedSessionRow>(
+    `SELECT id, client_id AS "clientId", COALESCE(ended_at, expires_at) AS "endedAt", end_reason AS "endReason",
+       expires_at AS "expiresAt", ended_at AS "ended"
+     FROM sessions WHERE user_id = $1 AND (ended_at IS NOT NULL OR expires_at <= $2)
+     ORDER BY COALESCE(ended_at, expires_at) DESC, id DESC LIMIT $3`,
+    [userId, now, take],
+  );
+}
+
 export interface ExportedSessionRow {
   id: string;
   clientId: string;
