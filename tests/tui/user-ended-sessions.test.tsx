@@ -37,9 +37,9 @@ test("each ended session is listed with why it ended", async () => {
   const signedOut = await sessionFor(gw, user, "a-web");
   const revoked = await sessionFor(gw, user, "a-web");
   const ranOut = await sessionFor(gw, user, "a-web");
-  const [currentId, otherId, signedOutId, revokedId, ranOutId] = await Promise.all(
+  const [currentId, otherId, signedOutId, revokedId, ranOutId] = (await Promise.all(
     [current, other, signedOut, revoked, ranOut].map(idOf),
-  );
+  )) as [string, string, string, string, string];
   await gw.gateway.sessions.end(signedOutId, "logout", user);
   await gw.gateway.sessions.revoke(revokedId, "admin");
   await sql(gw.gateway.storage).run("UPDATE sessions SET expires_at = 1 WHERE id = ?", ranOutId);
