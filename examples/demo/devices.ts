@@ -16,7 +16,7 @@ function sessionItem(session: OwnSession): HTMLLIElement {
     "li",
     { data: { session: session.id } },
     el("strong", { text: session.device }),
-    ` · ${session.clientId} · signed in ${when(session.createdAt)} · last seen ${when(session.lastSeenAt)} `,
+    ` ${session.clientId} · signed in ${when(session.createdAt)} · last seen ${when(session.lastSeenAt)} `,
   );
   if (session.current) item.append(el("em", { text: "(this device)" }));
   else
