@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Browser } from "../helpers/browser.ts";
+import { DocumentChecker } from "../helpers/openapi-check.ts";
 import { CSRF, introspect, type Stack, signIn, startStack } from "../helpers/stack.ts";
 
 let stack: Stack;
@@ -28,7 +29,12 @@ test("two browsers of one person: both listed, and revoke-others ends the other 
   const phone = await login("two-devices");
   const listed = await fetch(`${stack.url}/auth/sessions`, { headers: { cookie: laptop.cookie } });
   expect(listed.status).toBe(200);
-  const { sessions } = (await listed.json()) as {
+  const text = await listed.text();
+  // The answer is the one the OpenAPI document describes.
+  const checker = new DocumentChecker(await (await fetch(`${stack.url}/openapi.json`)).json());
+  const recorded = { listener: "public" as const, method: "GET", status: 200, mediaType: "application/json" };
+  expect(checker.problem({ ...recorded, path: "/auth/sessions", body: text })).toBeUndefined();
+  const { sessions } = JSON.parse(text) as {
     sessions: Array<{ id: string; current: boolean; device: string; client_id: string }>;
   };
   expect(sessions.map((s) => [s.id, s.current]).sort()).toEqual(

@@ -13,6 +13,7 @@ import type { AppsFile } from "../../src/server/apps/model.ts";
 import { Browser } from "../helpers/browser.ts";
 import { type FakeOidc, startFakeOidc } from "../helpers/fake-oidc.ts";
 import { type InProcess, inProcess, sessionFor } from "../helpers/in-process.ts";
+import { DocumentChecker } from "../helpers/openapi-check.ts";
 import { CLIENT_ID, CSRF, OTHER_CLIENT_ID, type Stack, signIn, startStack } from "../helpers/stack.ts";
 
 describe("with the development provider (end_session and back-channel logout)", () => {
@@ -47,7 +48,17 @@ describe("with the development provider (end_session and back-channel logout)", 
       body: JSON.stringify({ client_id: CLIENT_ID, everywhere: true, state: "state-0123456789" }),
     });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as {
+    const text = await res.text();
+    // The answer is the one the OpenAPI document describes.
+    const checker = new DocumentChecker(await (await fetch(`${stack.url}/openapi.json`)).json());
+    const recorded = {
+      listener: "public" as const,
+      method: "POST",
+      status: 200,
+      mediaType: "application/json",
+    };
+    expect(checker.problem({ ...recorded, path: "/auth/logout", body: text })).toBeUndefined();
+    const body = JSON.parse(text) as {
       ok: boolean;
       ended: number;
       provider_logout: boolean;

@@ -21,7 +21,7 @@ import { authDocs as docs } from "./responses.ts";
 import { endedRefusal } from "./session-end.ts";
 import { SessionService, signedInView } from "./sessions.ts";
 import { signInSubject } from "./sign-in-subject.ts";
-import { type SignedOutEverywhere, signOutEverywhere } from "./sign-out-everywhere.ts";
+import { signOutEverywhere } from "./sign-out-everywhere.ts";
 
 const Str = (max: number) => t.String({ minLength: 1, maxLength: max });
 
@@ -222,7 +222,6 @@ export function authRoutes(gateway: Gateway) {
       async ({ body, cookie, request }) => {
         const header = request.headers.get("cookie");
         const found = await sessionOf(request);
-        let everywhere: SignedOutEverywhere | undefined;
         try {
           if (found) {
             await sessions.end(found.row.id, "logout", found.row.userId);
@@ -233,10 +232,9 @@ export function authRoutes(gateway: Gateway) {
         } catch (error) {
           gateway.log("warn", "logout cleanup failed", { error: (error as Error).name });
         }
-        if (found && body?.everywhere)
-          everywhere = await signOutEverywhere(everywhereParts, found.row, body.state);
         clearSessionCookies(cookie, config, cookieName, header);
-        return { ok: true, ...everywhere };
+        if (!found || !body?.everywhere) return { ok: true };
+        return { ok: true, ...(await signOutEverywhere(everywhereParts, found.row, body.state)) };
       },
       {
         body: t.Optional(
