@@ -14,6 +14,7 @@ const SESSION_ENDED: Record<SessionEndReason, string> = {
   replaced: "This session was replaced by a newer sign-in in this browser. Sign in again to continue.",
   deleted: "This account has been deleted.",
   provider_logout: "You signed out at your identity provider. Sign in again to continue.",
+  signed_out_elsewhere: "You signed this device out from another of your devices. Sign in again to continue.",
   no_session: "You are not signed in.",
 };
 

@@ -42,6 +42,7 @@ export interface DevClient {
   clientName?: string;
   backchannelLogoutUri?: string;
   backchannelLogoutSessionRequired?: boolean;
+  postLogoutRedirectUris?: string[];
 }
 
 export interface DevIdpOptions {

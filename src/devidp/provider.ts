@@ -20,6 +20,8 @@ export interface ProviderClient {
   backchannelLogoutUri?: string;
   /** Logout tokens (and ID tokens) carry `sid` (`backchannel_logout_session_required`); default true. */
   backchannelLogoutSessionRequired?: boolean;
+  /** Where end_session may send the browser back (`post_logout_redirect_uris`). */
+  postLogoutRedirectUris?: string[];
 }
 
 export interface ProviderSettings {
@@ -71,6 +73,7 @@ function clientMetadata(client: ProviderClient): ClientMetadata {
     grant_types: ["authorization_code", "refresh_token"],
     response_types: ["code"],
     ...(client.clientName ? { client_name: client.clientName } : {}),
+    ...(client.postLogoutRedirectUris ? { post_logout_redirect_uris: client.postLogoutRedirectUris } : {}),
     ...(client.backchannelLogoutUri
       ? {
           backchannel_logout_uri: client.backchannelLogoutUri,

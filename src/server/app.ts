@@ -11,6 +11,7 @@ import { adminRoutes } from "./admin/routes.ts";
 import { backchannelRoutes } from "./auth/backchannel-routes.ts";
 import { consentRoutes } from "./auth/consent-routes.ts";
 import { clearSessionCookies } from "./auth/cookies.ts";
+import { ownSessionsRoutes } from "./auth/own-sessions-routes.ts";
 import { authRoutes } from "./auth/routes.ts";
 import { Refusal } from "./domain/refusal.ts";
 import type { Gateway } from "./gateway.ts";
@@ -50,6 +51,7 @@ export function buildPublicApp(gateway: Gateway, options: PublicAppOptions = {})
       .get("/landing.js", () => landingScript(), { detail: docs.landingScript })
       .use(authRoutes(gateway))
       .use(backchannelRoutes(gateway))
+      .use(ownSessionsRoutes(gateway))
       .use(consentRoutes(gateway))
       .use(resourceRoutes(gateway))
       .get("/v1/me", async ({ request }) => meView(await resolvePrincipal(gateway, request)), {

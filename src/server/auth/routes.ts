@@ -16,9 +16,12 @@ import { FLOW_TYPES, type FlowType } from "../idp/kratos.ts";
 import { checkedAuthorizeQuery } from "./authorize.ts";
 import { ensureSignInEffects } from "./consent.ts";
 import { clearSessionCookies, writeSessionCookie } from "./cookies.ts";
+import { describeDevice } from "./device.ts";
 import { authDocs as docs } from "./responses.ts";
+import { endedRefusal } from "./session-end.ts";
 import { SessionService, signedInView } from "./sessions.ts";
 import { signInSubject } from "./sign-in-subject.ts";
+import { signOutEverywhere } from "./sign-out-everywhere.ts";
 
 const Str = (max: number) => t.String({ minLength: 1, maxLength: max });
 
@@ -30,6 +33,21 @@ export function authRoutes(gateway: Gateway) {
     tokens: gateway.tokens,
     verifier: new IdTokenVerifier(config.idpTimeoutMs ?? 5000),
     log: gateway.log,
+  };
+  const everywhereParts = {
+    apps,
+    sessions,
+    sealer: gateway.sealer,
+    discover: async () => {
+      if (!hydra.configured) return undefined;
+      // The person's sessions here have ended; a provider that does not answer only loses its part.
+      return hydra.discover().catch((error) => {
+        gateway.log("warn", "sign-out everywhere: the provider's metadata is unavailable", {
+          error: (error as Error).name,
+        });
+        return undefined;
+      });
+    },
   };
   const maxAgeOf = (expiresAt: number) => Math.max(0, Math.floor((expiresAt - Date.now()) / 1000));
   const requireIssuer = () => {
@@ -123,7 +141,13 @@ export function authRoutes(gateway: Gateway) {
         if (await gateway.deleted.isDeleted(userId)) throw refuseDeleted();
         if (previous) await sessions.end(previous.row.id, "replaced", previous.row.userId);
         const { row, sealed } = await sessions
-          .start(result.tokens, userId, body.client_id, providerSid)
+          .start(
+            result.tokens,
+            userId,
+            body.client_id,
+            providerSid,
+            describeDevice(request.headers.get("user-agent")),
+          )
           .catch((error) => {
             throw error instanceof Refusal && error.code === "account_deleted" ? refuseDeleted() : error;
           });
@@ -173,10 +197,7 @@ export function authRoutes(gateway: Gateway) {
         }
         if (outcome.kind !== "ok") {
           clearSessionCookies(cookie, config, cookieName, header);
-          const reason = await sessions.endReason(header);
-          throw reason === "deleted"
-            ? new Refusal("account_deleted", { body: { reason } })
-            : new Refusal("unauthenticated", { about: reason, body: { reason } });
+          throw endedRefusal(await sessions.endReason(header));
         }
         if (outcome.sealed)
           writeSessionCookie(
@@ -198,7 +219,7 @@ export function authRoutes(gateway: Gateway) {
 
     .post(
       "/auth/logout",
-      async ({ cookie, request }) => {
+      async ({ body, cookie, request }) => {
         const header = request.headers.get("cookie");
         const found = await sessionOf(request);
         try {
@@ -212,9 +233,19 @@ export function authRoutes(gateway: Gateway) {
           gateway.log("warn", "logout cleanup failed", { error: (error as Error).name });
         }
         clearSessionCookies(cookie, config, cookieName, header);
-        return { ok: true };
+        if (!found || !body?.everywhere) return { ok: true };
+        return { ok: true, ...(await signOutEverywhere(everywhereParts, found.row, body.state)) };
       },
-      { detail: docs.logout },
+      {
+        body: t.Optional(
+          t.Object({
+            client_id: t.Optional(Str(128)),
+            everywhere: t.Optional(t.Boolean()),
+            state: t.Optional(t.String({ minLength: 1, maxLength: 256, pattern: "^[A-Za-z0-9._~-]+$" })),
+          }),
+        ),
+        detail: docs.logout,
+      },
     )
 
     .get(

@@ -187,6 +187,7 @@ export class SessionService {
     userId: string,
     clientId: string,
     providerSid?: string,
+    device?: string,
   ): Promise<{ row: SessionRow; sealed: string }> {
     const accessExpiresAt = accessExpiry(tokens.expiresIn);
     const row = await this.options.store.create({
@@ -200,6 +201,8 @@ export class SessionService {
       cookieKeyId: this.options.sealer.currentKeyId,
       lifetimeMs: this.options.lifetimeMs,
       providerSid,
+      device,
+      idTokenSealed: tokens.idToken ? await this.options.sealer.sealText(tokens.idToken) : undefined,
     });
     const cookie: SessionCookie = {
       sid: row.id,
@@ -255,6 +258,22 @@ export class SessionService {
     const ended = await this.options.store.endNamed(match, "provider_logout");
     await Promise.all(ended.map((row) => this.revokeAtProvider(row)));
     return ended;
+  }
+
+  /**
+   * The person ends their own sessions in one app (`only` one of them, or all `except` the current):
+   * they end at once (reason `signed_out_elsewhere`), then their refresh tokens are revoked at the
+   * provider. Returns how many ended (0: no such live session of this person in this app).
+   */
+  async endOwn(match: {
+    userId: string;
+    clientIds: readonly string[];
+    only?: string;
+    except?: string;
+  }): Promise<number> {
+    const ended = await this.options.store.endOwn(match, "signed_out_elsewhere");
+    await Promise.all(ended.map((row) => this.revokeAtProvider(row)));
+    return ended.length;
   }
 
   /** Theft: the session ends (one `session.reuse_detected` event) and its grant is revoked at the provider. */

@@ -45,6 +45,10 @@ export const sessions = sqliteTable(
     currentSeenAt: integer("current_seen_at"),
     /** The provider's login session (the ID token's `sid`): what a back-channel logout by `sid` names. */
     providerSid: text("provider_sid"),
+    /** A coarse description of the browser that signed in ("Chrome on Linux"), never the full user agent. */
+    device: text("device"),
+    /** The ID token of the sign-in, sealed with the cookie key: the `id_token_hint` of a sign-out at the provider. */
+    idTokenSealed: text("id_token_sealed"),
   },
   (t) => [
     index("sessions_user").on(t.userId),

@@ -18,6 +18,8 @@ const STATIC_ROUTES = new Set([
   "/auth/logout",
   "/auth/backchannel-logout",
   "/auth/session",
+  "/auth/sessions",
+  "/auth/sessions/revoke-others",
   "/auth/origin",
   "/auth/consent",
   "/auth/consent-request",
@@ -63,6 +65,7 @@ const PATTERNS: Array<[RegExp, string | ((m: RegExpExecArray) => string | undefi
           ? `/v1/resources/:id/${m[1]}`
           : undefined,
   ],
+  [/^\/auth\/sessions\/[^/]+$/, "/auth/sessions/:id"],
   [/^\/admin\/v1\/sessions\/[^/]+$/, "/admin/v1/sessions/:id"],
   [/^\/admin\/v1\/users\/[^/]+$/, "/admin/v1/users/:id"],
   [/^\/admin\/v1\/users\/[^/]+\/sessions$/, "/admin/v1/users/:id/sessions"],
