@@ -14,7 +14,7 @@ import type { Gateway } from "../gateway.ts";
 import { hasCsrfHeader } from "../http/csrf.ts";
 import { checkOrigin } from "../http/origin.ts";
 import { noteCredential } from "../http/request-context.ts";
-import { ownSessionsDocs as docs } from "./own-sessions-docs.ts";
+import { ownSessionsDocs as docs } from "./own-sessions-responses.ts";
 import { endedRefusal } from "./session-end.ts";
 import { liveSessionsOf } from "./session-reads.ts";
 import type { ResolvedSession } from "./sessions.ts";
