@@ -3,7 +3,8 @@
  * It starts what `gateway dev` starts (the development provider and a gateway in development, with the
  * same apps, on free loopback ports and a throwaway database), plus a gateway with no provider for the
  * "not set up" page, then walks the pages like a person: landing, login, consent, signed in, and each
- * browser-facing error, then the demo app: a message in its card and the delete confirmation. Uses Debian's Chromium (CHROMIUM_PATH to change it); never downloads one.
+ * browser-facing error, then the demo app: a message in its card, the delete confirmation, and My devices with a second
+ * device signed in. Uses Debian's Chromium (CHROMIUM_PATH to change it); never downloads one.
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -169,6 +170,24 @@ async function main(): Promise<void> {
     await page.click("[data-action=cancel-delete]");
     await page.waitForSelector("#resource-panel > .done:has-text('Nothing was deleted')");
     await shoot(page, "demo-delete-kept");
+
+    // A second device of ada's (another browser context signs in through the demo): "My devices".
+    const phone = await (await browser.newContext()).newPage();
+    await phone.goto(`${demoUrl}/`);
+    await phone.waitForSelector("body[data-state=signed-out]");
+    await phone.click("#sign-in");
+    await phone.waitForURL((u) => u.pathname === "/login");
+    await phone.fill("input[name=username]", "ada");
+    await Promise.all([
+      phone.waitForURL((u) => u.pathname === "/auth/consent" || u.origin === demoUrl),
+      phone.press("input[name=username]", "Enter"),
+    ]);
+    if (new URL(phone.url()).pathname === "/auth/consent") await phone.click("#accept");
+    await phone.waitForSelector("body[data-state=signed-in]");
+    await page.click("#reload");
+    await page.waitForFunction(() => document.querySelectorAll("#devices li").length === 2);
+    await page.locator("#my-devices").screenshot({ path: join(OUT, "demo-devices.png") });
+    console.log("docs/screens/demo-devices.png  (the demo's My devices card)");
   } finally {
     await browser?.close();
     demo?.stop(true);

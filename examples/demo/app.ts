@@ -4,10 +4,11 @@
  * signed in, lists.ts and resource.ts paint what that user sees, words.ts says every failure in words.
  */
 import { gateway } from "./client.ts";
+import { signOutOthers } from "./devices.ts";
 import { firstBrowsePage, nextBrowsePage, searchBrowse, VISIBILITY_WORDS, visibilityOf } from "./lists.ts";
 import { inviteFromForm, openResource } from "./resource.ts";
 import { checkSession, confirmSessionLost, repaint, SESSION_CHECK_MS, showNobody } from "./session.ts";
-import { $, act, complain, onActed, report } from "./ui.ts";
+import { $, act, complain, onActed, report, say } from "./ui.ts";
 
 const value = (id: string) => $<HTMLInputElement | HTMLSelectElement>(id).value.trim();
 
@@ -39,6 +40,8 @@ function onClick(id: string, work: () => Promise<unknown>, repaints = true) {
 function wireControls(): void {
   onClick("sign-in", () => gateway.auth.signIn(), false);
   onClick("sign-out", () => gateway.auth.signOut(), false);
+  onClick("sign-out-everywhere", () => gateway.auth.signOut({ everywhere: true }), false);
+  onClick("sign-out-others", signOutOthers);
   onClick("reload", async () => {});
   onSubmit("create", createResource);
   onSubmit("browse-form", () => searchBrowse(value("browse-type"), value("browse-query")), false);
@@ -71,13 +74,18 @@ function watchSession(): void {
 async function start(): Promise<void> {
   const query = new URLSearchParams(location.search);
   let failedSignIn: unknown;
-  if (query.has("code") || query.has("error") || query.has("state")) {
-    await gateway.auth.handleRedirectCallback().catch((error: unknown) => {
-      failedSignIn = error;
-    });
+  let signedOutEverywhere = false;
+  try {
+    // The provider's redirect back after a sign-out everywhere carries the state this page kept.
+    signedOutEverywhere = gateway.auth.handleSignOutCallback();
+    if (!signedOutEverywhere && (query.has("code") || query.has("error") || query.has("state")))
+      await gateway.auth.handleRedirectCallback();
+  } catch (error) {
+    failedSignIn = error;
   }
   await checkSession().catch(report);
   if (failedSignIn) complain($("session"), failedSignIn);
+  if (signedOutEverywhere) say($("session"), "You are signed out everywhere, at the identity provider too.");
 }
 
 onActed({ repaint, sessionLost: confirmSessionLost });

@@ -8,6 +8,7 @@
  */
 import type { SessionEndReason } from "../../packages/sdk/src/index.ts";
 import { gateway, viewer } from "./client.ts";
+import { clearDevices, loadDevices } from "./devices.ts";
 import { clearLists, loadBrowse, loadLists } from "./lists.ts";
 import { closeResource, loadResource } from "./resource.ts";
 import { $, type Card, clearMessages, complain } from "./ui.ts";
@@ -35,7 +36,7 @@ export async function confirmSessionLost(error: unknown, card: Card): Promise<vo
 /** Reloads everything the signed-in user sees (nothing when nobody is). */
 export async function repaint(): Promise<void> {
   if (!viewer.userId) return;
-  await Promise.all([loadLists(), loadBrowse()]);
+  await Promise.all([loadLists(), loadBrowse(), loadDevices()]);
   await loadResource(); // after the lists: it reads my pending invites and requests from them
 }
 
@@ -64,6 +65,7 @@ export function showNobody(reason: SessionEndReason): void {
 
 function forgetUser(): void {
   clearLists();
+  clearDevices();
   closeResource();
   clearMessages();
   for (const form of document.querySelectorAll("form")) form.reset();

@@ -13,6 +13,8 @@ const SESSION_ENDED: Record<SessionEndReason, string> = {
   reused: "Your session was ended for safety: its sign-in was used from two places at once. Sign in again.",
   replaced: "This session was replaced by a newer sign-in in this browser. Sign in again to continue.",
   deleted: "This account has been deleted.",
+  provider_logout: "You signed out at your identity provider. Sign in again to continue.",
+  signed_out_elsewhere: "You signed this device out from another of your devices. Sign in again to continue.",
   no_session: "You are not signed in.",
 };
 

@@ -55,6 +55,16 @@ export class MemoryStore {
     this.grants.delete(grantId);
   }
 
+  /** The id of a live session whose payload matches (a scan: development only). */
+  findSessionId(match: (payload: AdapterPayload) => boolean): string | undefined {
+    for (const key of this.entries.keys()) {
+      if (!key.startsWith("Session:")) continue;
+      const payload = this.get(key);
+      if (payload && match(payload)) return key.slice("Session:".length);
+    }
+    return undefined;
+  }
+
   setSessionUid(uid: string, id: string): void {
     this.sessionUids.set(uid, id);
   }

@@ -29,6 +29,7 @@ import {
 } from "./hydra-admin.ts";
 import { KratosEmulator } from "./kratos.ts";
 import { showLogin, submitLogin } from "./login-page.ts";
+import { deleteLoginSession } from "./login-sessions.ts";
 import { createProvider, INJECTED_PROMPT_PARAM } from "./provider.ts";
 import { DevIdpState } from "./state.ts";
 
@@ -39,6 +40,9 @@ export interface DevClient {
   redirectUris: string[];
   clientSecret?: string;
   clientName?: string;
+  backchannelLogoutUri?: string;
+  backchannelLogoutSessionRequired?: boolean;
+  postLogoutRedirectUris?: string[];
 }
 
 export interface DevIdpOptions {
@@ -90,7 +94,13 @@ async function checkState(provider: Provider, url: URL): Promise<Response | unde
   return redirect(target.toString(), 302);
 }
 
-async function routeAdmin(ctx: HydraContext, request: Request, url: URL, adminApiKey?: string) {
+async function routeAdmin(
+  ctx: HydraContext,
+  store: MemoryStore,
+  request: Request,
+  url: URL,
+  adminApiKey?: string,
+) {
   const { state } = ctx;
   const path = url.pathname.replace(/\/+$/, "");
   const routes: Record<string, [string, string, () => Promise<Response>]> = {
@@ -112,6 +122,11 @@ async function routeAdmin(ctx: HydraContext, request: Request, url: URL, adminAp
       "PUT",
       "consent:reject",
       () => reject(ctx, url, request, "consent"),
+    ],
+    "/admin/oauth2/auth/sessions/login": [
+      "DELETE",
+      "sessions:login:delete",
+      () => deleteLoginSession(ctx.provider, store, url),
     ],
   };
   const route = routes[path];
@@ -160,6 +175,7 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
   const state = new DevIdpState();
   state.resetCalls();
   let provider: Provider;
+  const store = new MemoryStore();
   try {
     provider = await createProvider({
       issuer,
@@ -167,7 +183,7 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
       accessTokenTtlSeconds: options.accessTokenTtlSeconds ?? 3600,
       refreshTokenTtlSeconds: options.refreshTokenTtlSeconds ?? 30 * 24 * 3600,
       state,
-      store: new MemoryStore(),
+      store,
     });
   } catch (error) {
     server.close();
@@ -186,7 +202,7 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
     if (identity?.[1] && req.method === "DELETE")
       return kratos.deleteIdentity(decodeURIComponent(identity[1]));
     if (path.startsWith("/admin/")) {
-      return routeAdmin(ctx, await toWebRequest(req, issuer), url, options.adminApiKey);
+      return routeAdmin(ctx, store, await toWebRequest(req, issuer), url, options.adminApiKey);
     }
     if (path.startsWith("/self-service/") || path.startsWith("/ui/")) {
       const answer = await kratos.handle(await toWebRequest(req, issuer), url);

@@ -16,6 +16,12 @@ export interface ProviderClient {
   redirectUris: string[];
   clientSecret?: string;
   clientName?: string;
+  /** Where back-channel logouts go (`backchannel_logout_uri`). */
+  backchannelLogoutUri?: string;
+  /** Logout tokens (and ID tokens) carry `sid` (`backchannel_logout_session_required`); default true. */
+  backchannelLogoutSessionRequired?: boolean;
+  /** Where end_session may send the browser back (`post_logout_redirect_uris`). */
+  postLogoutRedirectUris?: string[];
 }
 
 export interface ProviderSettings {
@@ -67,6 +73,13 @@ function clientMetadata(client: ProviderClient): ClientMetadata {
     grant_types: ["authorization_code", "refresh_token"],
     response_types: ["code"],
     ...(client.clientName ? { client_name: client.clientName } : {}),
+    ...(client.postLogoutRedirectUris ? { post_logout_redirect_uris: client.postLogoutRedirectUris } : {}),
+    ...(client.backchannelLogoutUri
+      ? {
+          backchannel_logout_uri: client.backchannelLogoutUri,
+          backchannel_logout_session_required: client.backchannelLogoutSessionRequired ?? true,
+        }
+      : {}),
   };
   return client.clientSecret
     ? { ...base, client_secret: client.clientSecret, token_endpoint_auth_method: "client_secret_basic" }
@@ -129,6 +142,8 @@ export async function createProvider(settings: ProviderSettings): Promise<Provid
       },
       resourceIndicators: { enabled: false },
       rpInitiatedLogout: { enabled: true },
+      // Logging out (end_session, or the admin API's login-session delete) tells each client's server.
+      backchannelLogout: { enabled: true },
     },
     rotateRefreshToken: true,
     conformIdTokenClaims: false, // Hydra puts the consent's session.id_token claims into the ID token

@@ -8,8 +8,10 @@ import { Elysia } from "elysia";
 import { exportResponse } from "./accounts/export.ts";
 import { signedInRecently } from "./accounts/rules.ts";
 import { adminRoutes } from "./admin/routes.ts";
+import { backchannelRoutes } from "./auth/backchannel-routes.ts";
 import { consentRoutes } from "./auth/consent-routes.ts";
 import { clearSessionCookies } from "./auth/cookies.ts";
+import { ownSessionsRoutes } from "./auth/own-sessions-routes.ts";
 import { authRoutes } from "./auth/routes.ts";
 import { Refusal } from "./domain/refusal.ts";
 import type { Gateway } from "./gateway.ts";
@@ -50,6 +52,8 @@ export function buildPublicApp(gateway: Gateway, options: PublicAppOptions = {})
       .get("/", () => landingPage({ demoUrl: options.demoUrl }), { detail: docs.landingPage })
       .get("/landing.js", () => landingScript(), { detail: docs.landingScript })
       .use(authRoutes(gateway))
+      .use(backchannelRoutes(gateway))
+      .use(ownSessionsRoutes(gateway))
       .use(consentRoutes(gateway))
       .use(resourceRoutes(gateway))
       .get(

@@ -19,7 +19,11 @@ export function devApps(gatewayUrl: string, demoUrl: string): AppsFile {
         id: "demo",
         clients: [
           { clientId: "gateway-landing", redirectUris: [`${gatewayUrl}/`] },
-          { clientId: DEMO_CLIENT_ID, redirectUris: [`${demoUrl}/`] },
+          {
+            clientId: DEMO_CLIENT_ID,
+            redirectUris: [`${demoUrl}/`],
+            postLogoutRedirectUris: [`${demoUrl}/`],
+          },
         ],
         budget: { requestsPerMinute: 6000 },
         types: {

@@ -63,6 +63,9 @@ export async function runDev(options: DevOptions = {}): Promise<void> {
           redirectUris: c.redirectUris,
           clientSecret: c.clientSecret,
           clientName: DEV_CLIENT_NAMES[c.clientId],
+          postLogoutRedirectUris: c.postLogoutRedirectUris,
+          // A logout at the provider (or of its login session) reaches the gateway at once.
+          backchannelLogoutUri: `${gatewayUrl}/auth/backchannel-logout`,
         })),
       ),
       consentUrl: `${gatewayUrl}/auth/consent`,

@@ -1,22 +1,23 @@
 /**
  * The gateway's parts, wired once by `createGateway` and handed to the route builders. Tests build
- * one with their own config (a temporary SQLite file, the development provider's URLs).
+ * one with their own config (a temporary SQLite file, the development provider's URLs). Wiring only
+ * builds objects from the opened database and the keyring; the start-up work (re-seal, deploy, purge,
+ * heartbeat) is boot.ts's, run once the parts exist.
  */
 import { AccountDeletion } from "./accounts/deletion.ts";
 import { DeletedUsers, Pseudonyms } from "./accounts/pseudonym.ts";
 import { AdminQueries } from "./admin/queries.ts";
 import { Budgets } from "./apps/budgets.ts";
-import { deployApp, resealDeployments, restoreDeployments } from "./apps/deploy.ts";
 import type { AppRegistry } from "./apps/registry.ts";
 import { consentCookieName } from "./auth/consent-binding.ts";
 import { gatewayCookieMatcher } from "./auth/gateway-cookies.ts";
-import { startHeartbeat } from "./auth/heartbeat.ts";
 import { loadKeyring } from "./auth/key-file.ts";
-import { allKeys, deriveKey, type Keyring, pseudonymKeys } from "./auth/keyring.ts";
+import { deriveKey, type Keyring, pseudonymKeys } from "./auth/keyring.ts";
 import { eraseLegacySecret, keepAsPreviousKey, legacySecret } from "./auth/legacy-secret.ts";
 import { CookieSealer } from "./auth/seal.ts";
 import { SessionStore } from "./auth/session-store.ts";
 import { SessionService } from "./auth/sessions.ts";
+import { bootGateway } from "./boot.ts";
 import type { Config } from "./config.ts";
 import { DataSeam } from "./data/seam.ts";
 import { databaseTarget, openStorage, type Storage } from "./db/open.ts";
@@ -26,6 +27,7 @@ import { TokenCheckLimiter } from "./http/token-checks.ts";
 import { HydraClient } from "./idp/hydra.ts";
 import { KratosClient } from "./idp/kratos.ts";
 import { KratosAdmin } from "./idp/kratos-admin.ts";
+import { SubjectLogouts } from "./idp/subject-logouts.ts";
 import { TokenCache } from "./idp/token-cache.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
 import { OwnershipService } from "./resources/ownership.ts";
@@ -48,6 +50,8 @@ export interface Gateway {
   hydra: HydraClient;
   kratos: KratosClient;
   tokens: TokenCache;
+  /** A subject's logout (back-channel, revoke-all, deletion) drops its cached bearer checks on every process. */
+  logouts: SubjectLogouts;
   /** Bounds the bearer cache misses (provider calls) one client address can cause. */
   tokenChecks: TokenCheckLimiter;
   store: SessionStore;
@@ -102,12 +106,6 @@ export async function createGateway({
   const resourceStore = new ResourceStore(storage);
   const seam = new DataSeam(storage, apps);
   const membership = new MembershipService(storage, resourceStore, apps, seam, deleted);
-  // Deploy what the apps file declares; restore apps deployed through the admin API since.
-  const resealedConfigs = await resealDeployments(storage, sealer);
-  if (resealedConfigs > 0)
-    log("info", "re-sealed deployed client secrets with the current key", { deployments: resealedConfigs });
-  await restoreDeployments(storage, sealer, apps, log);
-  for (const app of apps.all) await deployApp(storage, resourceStore, apps, app, sealer);
   const sessions = new SessionService({
     store,
     sealer,
@@ -122,6 +120,7 @@ export async function createGateway({
     log,
   });
   const tokens = new TokenCache(hydra);
+  const logouts = new SubjectLogouts(storage, (userId) => tokens.forgetSubject(userId), log);
   const accounts = new AccountDeletion({
     storage,
     membership,
@@ -129,18 +128,20 @@ export async function createGateway({
     sessionStore: store,
     sessions,
     kratos: new KratosAdmin(config.kratosAdminUrl, config.idpTimeoutMs),
+    logouts,
     log,
   });
-  const resealed = await sessions.resealRefreshTokens();
-  if (resealed > 0) log("info", "re-sealed refresh tokens with the current key", { sessions: resealed });
-  await warnMissingKeys(store, ring, log);
-  const heartbeat = await startHeartbeat(storage, ring.current.id, log);
-  // Retention of ended sessions: at start-up and hourly (the timer never keeps the process alive).
-  await store.purgeEnded();
-  const purge = setInterval(() => {
-    store.purgeEnded().catch((error) => log("warn", "session purge failed", { error: String(error) }));
-  }, 3600_000);
-  purge.unref?.();
+  const booted = await bootGateway({
+    storage,
+    ring,
+    sealer,
+    apps,
+    resourceStore,
+    sessionStore: store,
+    sessions,
+    logouts,
+    log,
+  });
   return {
     config,
     storage,
@@ -152,6 +153,7 @@ export async function createGateway({
       config.idpTimeoutMs,
     ),
     tokens,
+    logouts,
     tokenChecks: new TokenCheckLimiter(),
     store,
     sealer,
@@ -172,10 +174,9 @@ export async function createGateway({
     log,
     startedAt: Date.now(),
     async close() {
-      clearInterval(purge);
+      await booted.stop();
       await accounts.idle();
       await store.flushTouches();
-      await heartbeat.stop().catch(() => {});
       await storage.close();
     },
   };
@@ -200,20 +201,4 @@ async function sealingKeys(config: Config, storage: Storage, log: Logger): Promi
   });
   if (keyFile !== undefined) return loadKeyring(config);
   return { ...ring, previous: [...ring.previous, await deriveKey(legacy)] };
-}
-
-/**
- * Live sessions whose cookie is sealed with a key this ring lacks (a pruned key, or another key file)
- * are signed out at their next request: said once at start-up, with the count, so it is not a mystery.
- */
-async function warnMissingKeys(store: SessionStore, ring: Keyring, log: Logger): Promise<void> {
-  const ids = new Set(allKeys(ring).map((key) => key.id));
-  const missing = (await store.liveByCookieKey()).filter((row) => row.keyId !== null && !ids.has(row.keyId));
-  const sessions = missing.reduce((sum, row) => sum + Number(row.sessions), 0);
-  if (sessions > 0)
-    log("warn", "live sessions are sealed with a key this gateway does not have: they are signed out", {
-      sessions,
-      keys: missing.map((row) => row.keyId),
-      keySource: ring.source,
-    });
 }

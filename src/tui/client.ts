@@ -28,6 +28,14 @@ export interface SessionRow {
   expiresAt: string;
 }
 
+/** A session that is over, and why (the words the SDK tells the person's page). */
+export interface EndedSession {
+  id: string;
+  clientId: string;
+  endedAt: string;
+  reason: string;
+}
+
 export type PendingState = "invited" | "requested";
 
 export interface PendingRow {
@@ -83,6 +91,8 @@ export interface UserDetail {
   welcomed: boolean;
   balanceUsd: number;
   sessions: SessionRow[];
+  /** The latest ended sessions, newest first (absent from an older gateway). */
+  endedSessions?: EndedSession[];
   memberships: Membership[];
   /** What deleting the account would do to the resources it owns. */
   ifDeleted: {

@@ -6,10 +6,10 @@
  * Reached with enter or `u` from a session, a roster row, a pending row or an event, or `:user <id>`.
  */
 import { Box } from "ink";
-import type { AdminEvent, Membership, SessionRow, UserDetail } from "./client.ts";
+import type { AdminEvent, EndedSession, Membership, SessionRow, UserDetail } from "./client.ts";
 import { type Column, columnWidths } from "./columns.ts";
 import { EVENT_COLUMNS, eventInfo } from "./events-screen.tsx";
-import { money } from "./format.ts";
+import { ago, money } from "./format.ts";
 import { revokeSession, SESSION_COLUMNS } from "./sessions.tsx";
 import { formatCells, headerCells, type RowSpec } from "./table.tsx";
 import { Text } from "./text.tsx";
@@ -18,12 +18,14 @@ import { useNow } from "./use-now.ts";
 
 export type UserItem =
   | { kind: "session"; id: string; session: SessionRow }
+  | { kind: "ended"; id: string; ended: EndedSession }
   | { kind: "membership"; id: string; membership: Membership }
   | { kind: "event"; id: string; event: AdminEvent };
 
 export function userItems(user: UserDetail, events: readonly AdminEvent[]): UserItem[] {
   return [
     ...user.sessions.map((session) => ({ kind: "session" as const, id: `s:${session.id}`, session })),
+    ...(user.endedSessions ?? []).map((ended) => ({ kind: "ended" as const, id: `x:${ended.id}`, ended })),
     ...user.memberships.map((membership) => ({
       kind: "membership" as const,
       id: `m:${membership.resourceId}`,
@@ -39,11 +41,14 @@ export const userItemSpec: RowSpec<UserItem> = {
   search: (item) =>
     item.kind === "session"
       ? `${item.session.id} ${item.session.clientId}`
-      : item.kind === "membership"
-        ? `${item.membership.resourceName} ${item.membership.resourceId} ${item.membership.type} ${item.membership.role} ${item.membership.state}`
-        : `${item.event.type} ${item.event.resourceId ?? ""} ${item.event.actor ?? ""}`,
+      : item.kind === "ended"
+        ? `${item.ended.id} ${item.ended.clientId} ${item.ended.reason}`
+        : item.kind === "membership"
+          ? `${item.membership.resourceName} ${item.membership.resourceId} ${item.membership.type} ${item.membership.role} ${item.membership.state}`
+          : `${item.event.type} ${item.event.resourceId ?? ""} ${item.event.actor ?? ""}`,
   info: (item) => {
     if (item.kind === "session") return { action: revokeSession(item.session), copy: item.session.id };
+    if (item.kind === "ended") return { copy: item.ended.id };
     if (item.kind === "membership") {
       const m = item.membership;
       return {
@@ -102,6 +107,23 @@ const USER_SESSION_COLUMNS = [
   SESSION_COLUMNS.created,
   SESSION_COLUMNS.seen,
   SESSION_COLUMNS.expires,
+];
+/** Why a session ended, as the operator reads it (the reason codes are the SDK's). */
+const ENDED_WORDS: Record<string, string> = {
+  signed_out: "signed out",
+  signed_out_elsewhere: "signed out from another device",
+  revoked: "revoked by an operator",
+  expired: "expired",
+  reused: "refresh token reused (theft)",
+  replaced: "replaced by a new sign-in",
+  deleted: "account deleted",
+  provider_logout: "signed out at the provider",
+};
+const ENDED_COLUMNS: Column<EndedSession>[] = [
+  { title: "SESSION", min: 10, max: 24, cell: (s) => s.id },
+  { title: "CLIENT", min: 6, cell: (s) => s.clientId },
+  { title: "ENDED", min: 7, cell: (s, now) => ago(s.endedAt, now) },
+  { title: "WHY", min: 6, grow: true, cell: (s) => ENDED_WORDS[s.reason] ?? s.reason },
 ];
 const USER_EVENT_COLUMNS = [
   EVENT_COLUMNS.age,
@@ -171,6 +193,15 @@ export function UserScreen(props: {
           width,
           now,
           "no live session",
+        ),
+        ...section(
+          "Ended sessions",
+          ENDED_COLUMNS,
+          pick("ended").map((i) => i.ended),
+          (s) => `x:${s.id}`,
+          width,
+          now,
+          "no ended session",
         ),
         ...section(
           "Memberships",

@@ -12,6 +12,8 @@
  */
 import { afterAll, expect, test } from "bun:test";
 import { grantWelcomeCredit } from "../../src/server/credits/ledger.ts";
+import { Refusal } from "../../src/server/domain/refusal.ts";
+import { statusOf } from "../../src/server/http/errors.ts";
 import { type Json, makeKit } from "../helpers/resources-kit.ts";
 
 const ADMIN_TOKEN = "race-admin-token";
@@ -102,7 +104,8 @@ test("sign-ins, creations and welcome grants racing a deletion leave no session,
   const outcome = (p: Promise<unknown>) =>
     p.then(
       () => "ok",
-      (error: { status?: number; code?: string }) => `${error.status} ${error.code}`,
+      (error: { code?: string }) =>
+        error instanceof Refusal ? `${statusOf(error)} ${error.code}` : `unexpected ${error.code}`,
     );
   const signIn = () =>
     outcome(
@@ -119,7 +122,7 @@ test("sign-ins, creations and welcome grants racing a deletion leave no session,
   const grant = () =>
     outcome(
       grantWelcomeCredit(gateway.storage, gateway.deleted, S, 5_000_000).then((granted) => {
-        if (granted) throw { status: 200, code: "granted_again" };
+        if (granted) throw { code: "granted_again" };
       }),
     );
   const ops = () => [signIn(), create(Math.random()), grant()];

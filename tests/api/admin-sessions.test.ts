@@ -230,6 +230,7 @@ describe("GET /admin/v1/users/:id and the overview", () => {
       welcomed: false,
       balanceUsd: 0,
       sessions: [],
+      endedSessions: [],
       memberships: [],
       ifDeleted: { transfer: [], delete: [] },
     });

@@ -2,22 +2,34 @@
  * Three replicas on PostgreSQL behind a real load balancer (HAProxy, round robin, health checked on
  * /readyz) in front of both listeners: the membership invariants under storms spread over the
  * replicas, one provider call for five tabs refreshing through the balancer, a revoke on one replica
- * refused by another at once, one budget for the app, the admin stream resumed on another replica,
+ * refused by another at once, a provider's back-channel logout answered by one replica refused by the
+ * other two at once (and the subject's cached bearer token refused by all three within a second), one budget for the app, the admin stream resumed on another replica,
  * and a replica killed with -9 under write load losing no acknowledged write.
  * Runs in the PostgreSQL pass of the suite (TEST_DATABASE=postgres).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { SignJWT } from "jose";
+import { Browser } from "../../src/devidp/browser.ts";
 import type { AppsFile } from "../../src/server/apps/model.ts";
 import { AppRegistry } from "../../src/server/apps/registry.ts";
+import { BACKCHANNEL_LOGOUT_EVENT } from "../../src/server/auth/logout-token.ts";
 import { loadConfig } from "../../src/server/config.ts";
 import { createGateway, type Gateway } from "../../src/server/gateway.ts";
 import { sql } from "../helpers/db.ts";
 import { type Haproxy, startHaproxy } from "../helpers/haproxy.ts";
 import { testEngine } from "../helpers/postgres.ts";
 import { type Replica, startReplicas } from "../helpers/replicas.ts";
-import { CSRF, type Stack, signIn, startStack } from "../helpers/stack.ts";
+import {
+  CLIENT_SECRET,
+  CSRF,
+  SECRET_CLIENT_ID,
+  type Stack,
+  signIn,
+  startStack,
+  tokensOf,
+} from "../helpers/stack.ts";
 
 const ADMIN = { authorization: "Bearer cluster-token" };
 
@@ -162,6 +174,53 @@ describe.if(testEngine === "postgres")("three replicas on PostgreSQL behind HAPr
     });
   }, 30_000);
 
+  test("a back-channel logout answered by replica 1 is refused by replicas 2 and 3 on the next request", async () => {
+    const { browser } = await signIn(stack, "cl-provider-logout", new Browser(), SECRET_CLIENT_ID);
+    const cookie = browser.cookieHeader(stack.url);
+    const [a, b, c] = [replicas[0]!, replicas[1]!, replicas[2]!];
+    for (const replica of [b, c])
+      expect((await fetch(`${replica.url}/v1/me`, { headers: { cookie } })).status).toBe(200);
+    const token = await logoutToken("cl-provider-logout");
+    const logout = await sendLogout(a, token);
+    expect(logout.status).toBe(200);
+    for (const replica of [b, c]) {
+      expect((await fetch(`${replica.url}/v1/me`, { headers: { cookie } })).status).toBe(401);
+      expect(
+        await fetch(`${replica.url}/auth/session`, { headers: { cookie } }).then((r) => r.json()),
+      ).toEqual({ authenticated: false, reason: "provider_logout" });
+    }
+    // The same token replayed to another replica is refused there.
+    const replay = await sendLogout(b, token);
+    expect(replay.status).toBe(400);
+  }, 30_000);
+
+  test("a cached bearer token of a subject logged out at replica 1 is refused by every replica within 1 s", async () => {
+    const user = "cl-bearer-logout";
+    const { at } = await tokensOf(stack, user, SECRET_CLIENT_ID);
+    const me = async (replica: Replica) =>
+      (await fetch(`${replica.url}/v1/me`, { headers: { authorization: `Bearer ${at}` } })).status;
+    for (const replica of replicas) expect(await me(replica)).toBe(200);
+    const checks = stack.idp.calls.introspect ?? 0;
+    for (const replica of replicas) expect(await me(replica)).toBe(200); // from each replica's cache
+    expect(stack.idp.calls.introspect ?? 0).toBe(checks);
+
+    expect((await sendLogout(replicas[0]!, await logoutToken(user))).status).toBe(200);
+    const deadline = Date.now() + 1000;
+    const answers = await Promise.all(
+      replicas.map(async (replica) => {
+        let status = await me(replica);
+        while (status === 200 && Date.now() < deadline) {
+          await Bun.sleep(25);
+          status = await me(replica);
+        }
+        return status;
+      }),
+    );
+    expect(answers).toEqual([401, 401, 401]);
+    // Each replica asked the provider again (its grant is revoked), none answered from its cache.
+    expect((stack.idp.calls.introspect ?? 0) - checks).toBe(3);
+  }, 30_000);
+
   test("one budget for the app across the replicas: 30 of 90 calls through the balancer", async () => {
     const { sealed } = await local.sessions.start(
       { accessToken: "at", refreshToken: "rt", idToken: undefined, expiresIn: 3600, scope: "openid" },
@@ -291,3 +350,22 @@ describe.if(testEngine === "postgres")("three replicas on PostgreSQL behind HAPr
     expect(failed).toBeLessThan(10);
   }, 60_000);
 });
+
+/** A logout token for `sub` as the provider signs it for the confidential client (its secret, HS256). */
+async function logoutToken(sub: string): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ sub, jti: crypto.randomUUID(), events: { [BACKCHANNEL_LOGOUT_EVENT]: {} } })
+    .setProtectedHeader({ alg: "HS256" })
+    .setIssuer(stack.idp.issuer)
+    .setAudience(SECRET_CLIENT_ID)
+    .setIssuedAt(now)
+    .setExpirationTime(now + 120)
+    .sign(new TextEncoder().encode(CLIENT_SECRET));
+}
+
+const sendLogout = (replica: Replica, token: string) =>
+  fetch(`${replica.url}/auth/backchannel-logout`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ logout_token: token }).toString(),
+  });

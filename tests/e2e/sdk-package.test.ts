@@ -60,7 +60,8 @@ function token(user: string): string {
 test("the tarball is small and holds JavaScript and declarations only", () => {
   const size = statSync(tarball).size;
   console.log(`sdk tarball: ${tarball.split("/").at(-1)} ${(size / 1024).toFixed(1)} KB`);
-  expect(size).toBeLessThan(17 * 1024); // 16.0 KB with the origin probe (issue 28)
+  // 16.0 KB with the origin probe, 17.2 KB with the own-sessions methods and sign-out everywhere.
+  expect(size).toBeLessThan(18 * 1024);
   const listing = run(["tar", "-tzf", tarball], project).out.trim().split("\n").sort();
   expect(listing).toContain("package/dist/index.js");
   expect(listing).toContain("package/dist/index.d.ts");

@@ -44,10 +44,11 @@ const OPAQUE_KEYS = new Set(["id", "challenge", "nextCursor", "cursor", "pseudon
 const JUST_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
  * Keys whose number is a time span, or a count the scenario does not decide: the token cache's hits
- * depend on how often the pipeline asks the cache (the engines and the fast path differ), its misses
- * (calls to the provider) do not.
+ * depend on how often the pipeline asks the cache (the engines and the fast path differ), and its
+ * misses on whether a check was in flight when a logout dropped the subject's checks (such a check
+ * serves its request but is not kept, so the next call is another miss).
  */
-const VOLATILE_NUMBERS = new Set(["expires_in", "uptimeSeconds", "retryAfterSeconds", "hits"]);
+const VOLATILE_NUMBERS = new Set(["expires_in", "uptimeSeconds", "retryAfterSeconds", "hits", "misses"]);
 const DROPPED_HEADERS = new Set(["date", "keep-alive", "connection"]);
 
 export class Recorder {

@@ -78,14 +78,36 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const port = freePort();
   const url = `http://127.0.0.1:${port}`;
   const redirectUri = `${url}/callback`;
+  const backchannelLogoutUri = `${url}/auth/backchannel-logout`;
+  const signedOutUri = `${url}/signed-out`;
   const adminApiKey =
     options.adminApiKey === null ? undefined : (options.adminApiKey ?? "test-idp-admin-key");
   const idp = await startDevIdp({
     clients: [
-      { clientId: CLIENT_ID, redirectUris: [redirectUri], clientName: "Test Web" },
-      { clientId: SECRET_CLIENT_ID, redirectUris: [redirectUri], clientSecret: CLIENT_SECRET },
+      {
+        clientId: CLIENT_ID,
+        redirectUris: [redirectUri],
+        clientName: "Test Web",
+        backchannelLogoutUri,
+        postLogoutRedirectUris: [signedOutUri],
+      },
+      // Its logout tokens name the subject only (no `sid`): every session of the subject ends.
+      {
+        clientId: SECRET_CLIENT_ID,
+        redirectUris: [redirectUri],
+        clientSecret: CLIENT_SECRET,
+        backchannelLogoutUri,
+        backchannelLogoutSessionRequired: false,
+      },
       ...(options.otherApp
-        ? [{ clientId: OTHER_CLIENT_ID, redirectUris: [redirectUri], clientName: "Other" }]
+        ? [
+            {
+              clientId: OTHER_CLIENT_ID,
+              redirectUris: [redirectUri],
+              clientName: "Other",
+              backchannelLogoutUri,
+            },
+          ]
         : []),
     ],
     consentUrl: `${url}/auth/consent`,
@@ -98,7 +120,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       {
         id: "test",
         clients: [
-          { clientId: CLIENT_ID, redirectUris: [redirectUri], origins: [APP_ORIGIN] },
+          {
+            clientId: CLIENT_ID,
+            redirectUris: [redirectUri],
+            origins: [APP_ORIGIN],
+            postLogoutRedirectUris: [signedOutUri],
+          },
           { clientId: SECRET_CLIENT_ID, redirectUris: [redirectUri], clientSecret: CLIENT_SECRET },
         ],
         types: { team: { visibility: "members" as const }, album: { visibility: "discoverable" as const } },

@@ -6,7 +6,7 @@
  * - `http/` is the HTTP side: the pipeline, the error mapper, credentials, CORS, pages' rendering.
  * - Every other folder (resources, accounts, auth, apps, credits, data, events, idp, db, lib, admin,
  *   cli, domain) is the domain side and imports nothing from `http/`, except its HTTP adapters, named
- *   for what they are: `routes.ts` and `*-routes.ts` (route plugins), `responses.ts` (their OpenAPI
+ *   for what they are: `routes.ts` and `*-routes.ts` (route plugins), `responses.ts` and `*-responses.ts` (their OpenAPI
  *   documents), `params.ts` (route parameter schemas) and `*-page.ts` (server-rendered pages).
  * - `domain/` is the leaf: it imports only `domain/` and `lib/`.
  * - The files directly in src/server (app.ts, serve.ts, gateway.ts, config.ts, …) are the wiring: they
@@ -17,7 +17,7 @@
 import { expect, test } from "bun:test";
 import { importGraph } from "../helpers/source-scan.ts";
 
-const ADAPTER = /(^|\/)(routes|[\w-]+-routes|responses|params|[\w-]+-page)\.tsx?$/;
+const ADAPTER = /(^|\/)(routes|[\w-]+-routes|responses|[\w-]+-responses|params|[\w-]+-page)\.tsx?$/;
 const isWiring = (file: string) => !file.includes("/");
 const isHttp = (path: string) => path.startsWith("http/");
 

@@ -46,6 +46,8 @@ const OWNERS: Record<string, string[]> = {
   gateway_processes: ["auth/heartbeat.ts"],
   settings: ["auth/legacy-secret.ts"],
   deleted_users: ["accounts/pseudonym.ts"],
+  logout_tokens: ["auth/logout-token-jtis.ts"],
+  subject_logouts: ["idp/subject-logouts.ts"],
 };
 
 /** Today's file → table pairs outside the owners (none: the list may only shrink, and it is empty). */

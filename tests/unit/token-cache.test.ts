@@ -2,7 +2,8 @@
  * The bearer cache's 60 s bound and its background re-check: a token in use 45 s after its check is
  * checked again while the request is answered from the cache; one that is not used expires at 60 s; a
  * re-check that says "revoked" is seen by the next call; a token forgotten (logout) while a check is in
- * flight is not cached again by that check.
+ * flight is not cached again by that check. A subject's logout (`forgetSubject`) drops that subject's
+ * checks and no other's, keeps a check asked before it from being cached, and lets one asked after it be.
  */
 import { afterEach, expect, setSystemTime, test } from "bun:test";
 import type { HydraClient } from "../../src/server/idp/hydra.ts";
@@ -82,4 +83,38 @@ test("a token forgotten while its re-check is in flight is not cached again by i
   state.release?.();
   await settle();
   expect(cache.peek("tok")).toBeUndefined();
+});
+
+test("a subject's logout drops its cached checks, and no other subject's", async () => {
+  const { hydra, state } = provider();
+  const cache = new TokenCache(hydra);
+  setSystemTime(T0);
+  await cache.validate("tok");
+  expect(cache.peek("tok")).toEqual({ userId: "u1", clientId: "web" });
+  cache.forgetSubject("u2");
+  expect(cache.peek("tok")).toEqual({ userId: "u1", clientId: "web" });
+  cache.forgetSubject("u1");
+  expect(cache.peek("tok")).toBeUndefined();
+  state.active = false;
+  expect(await cache.validate("tok")).toBeNull();
+  expect(state.calls).toBe(2);
+});
+
+test("a check asked before the subject's logout and answered after it is not cached; one asked after is", async () => {
+  const { hydra, state } = provider();
+  const cache = new TokenCache(hydra);
+  setSystemTime(T0);
+  state.hold = true;
+  const asked = cache.validate("tok");
+  await settle();
+  setSystemTime(T0 + 10);
+  cache.forgetSubject("u1");
+  state.release?.();
+  expect(await asked).toEqual({ userId: "u1", clientId: "web" }); // its own request gets the answer
+  expect(cache.peek("tok")).toBeUndefined();
+  state.hold = false;
+  setSystemTime(T0 + 20);
+  expect(await cache.validate("tok")).toEqual({ userId: "u1", clientId: "web" });
+  expect(cache.peek("tok")).toEqual({ userId: "u1", clientId: "web" });
+  expect(state.calls).toBe(2);
 });

@@ -6,10 +6,12 @@
 import type { AuthListener } from "./auth-state.ts";
 import type { SessionEndReason } from "./codes.gen.ts";
 import { GatewayError, type Transport } from "./transport.ts";
-import type { DeletionReport, Session, UserExport } from "./types.ts";
+import type { DeletionReport, OwnSession, Session, SignOutResult, UserExport } from "./types.ts";
 import { web } from "./web.ts";
 
 const STORAGE_KEY = "session-gateway:pkce";
+/** The `state` of a sign-out everywhere, between `signOut({ everywhere: true })` and `handleSignOutCallback()`. */
+const SIGN_OUT_KEY = "session-gateway:sign-out";
 
 interface Pending {
   verifier: string;
@@ -33,6 +35,15 @@ async function challengeOf(verifier: string): Promise<string> {
   return base64url(
     new Uint8Array(await web.crypto.subtle.digest("SHA-256", new web.TextEncoder().encode(verifier))),
   );
+}
+
+interface WireOwnSession {
+  id: string;
+  current: boolean;
+  client_id: string;
+  created_at: string;
+  last_seen_at: string;
+  device: string;
 }
 
 function defaultRedirectUri(): string {
@@ -157,14 +168,83 @@ export function authApi(transport: Transport) {
       return report;
     },
 
-    /** Signs out: the gateway revokes the refresh token and clears its cookies. */
-    async signOut(): Promise<void> {
+    /**
+     * Signs out: the gateway revokes the refresh token and clears its cookies. With `everywhere: true`,
+     * the person's other sessions in this app end too, and where the provider offers it the browser is
+     * sent to the provider to end its login session there (which signs the person out of the other apps
+     * that use it); it comes back to the client's registered post-logout redirect URI, where
+     * `handleSignOutCallback()` checks the `state`. The answer says what ended.
+     */
+    async signOut(opts: { everywhere?: boolean } = {}): Promise<SignOutResult> {
       browserOnly("signOut");
-      await transport.request("POST", "/auth/logout", {
+      const state = opts.everywhere ? random() : undefined;
+      if (state) web.sessionStorage.setItem(SIGN_OUT_KEY, state);
+      const answer = await transport.request<{
+        ended?: number;
+        provider_logout?: boolean;
+        redirect_to?: string;
+      }>("POST", "/auth/logout", {
         noRetry: true,
-        body: { client_id: options.clientId },
+        body: { client_id: options.clientId, ...(state ? { everywhere: true, state } : {}) },
       });
       transport.state.signedOut();
+      if (answer.redirect_to) web.location.assign(answer.redirect_to);
+      return { otherSessionsEnded: answer.ended ?? 0, providerLogout: answer.provider_logout ?? false };
+    },
+
+    /**
+     * On the post-logout redirect URI: true when the address carries the `state` of the sign-out
+     * everywhere this browser began (then removed from the address bar); false when no sign-out is
+     * pending or the address has no state (a sign-in callback, say); another state fails with
+     * `state_mismatch` (someone else sent the browser here).
+     */
+    handleSignOutCallback(url: string = web.location.href): boolean {
+      browserOnly("handleSignOutCallback");
+      const current = new web.URL(url);
+      const state = new web.URLSearchParams(current.search).get("state");
+      const saved = web.sessionStorage.getItem(SIGN_OUT_KEY);
+      if (state === null || saved === null) return false;
+      web.sessionStorage.removeItem(SIGN_OUT_KEY);
+      if (saved !== state) throw new GatewayError(400, "state_mismatch", "This sign-out did not start here.");
+      current.searchParams.delete("state");
+      web.history.replaceState(web.history.state, "", `${current.pathname}${current.search}${current.hash}`);
+      return true;
+    },
+
+    /**
+     * The signed-in person's live sessions in this app, newest first: one per browser or device, with
+     * `current` true for this one. Ids are public (not the cookie), for `revokeSession(id)`.
+     */
+    async listSessions(): Promise<OwnSession[]> {
+      browserOnly("listSessions");
+      const answer = await transport.request<{ sessions: WireOwnSession[] }>("GET", "/auth/sessions");
+      return answer.sessions.map((s) => ({
+        id: s.id,
+        current: s.current,
+        clientId: s.client_id,
+        createdAt: s.created_at,
+        lastSeenAt: s.last_seen_at,
+        device: s.device,
+      }));
+    },
+
+    /**
+     * Ends one of the person's sessions in this app (another device's; this one's is `signOut()`). That
+     * device learns it on its next call, with the reason `signed_out_elsewhere`. An id that is not one
+     * of this person's live sessions in this app fails with `not_found`.
+     */
+    async revokeSession(id: string): Promise<void> {
+      browserOnly("revokeSession");
+      await transport.request("DELETE", `/auth/sessions/${encodeURIComponent(id)}`, { noRetry: true });
+    },
+
+    /** "Sign out my other devices": ends every session of the person in this app but this one. Returns how many. */
+    async signOutOthers(): Promise<number> {
+      browserOnly("signOutOthers");
+      const answer = await transport.request<{ ended: number }>("POST", "/auth/sessions/revoke-others", {
+        noRetry: true,
+      });
+      return answer.ended;
     },
 
     /**

@@ -70,6 +70,8 @@ export const SESSION_END_REASONS = [
   "reused",
   "replaced",
   "deleted",
+  "signed_out_elsewhere",
+  "provider_logout",
   "no_session",
 ] as const;
 

@@ -46,6 +46,10 @@ export interface BrowserClient {
     | "exportData"
     | "deleteAccount"
     | "signOut"
+    | "handleSignOutCallback"
+    | "listSessions"
+    | "revokeSession"
+    | "signOutOthers"
     | "onChange"
   >;
   resource: ResourceApi;

@@ -129,7 +129,9 @@ export function useSession(): UseSession {
     ...state,
     isSignedIn: state.status === "signed_in",
     signIn: () => client.auth.signIn(),
-    signOut: () => client.auth.signOut(),
+    signOut: async () => {
+      await client.auth.signOut();
+    },
   };
 }
 

@@ -187,6 +187,28 @@ export interface UserExport {
   }>;
 }
 
+/** `auth.signOut()`'s answer. */
+export interface SignOutResult {
+  /** With `everywhere`: how many other sessions of the person in this app ended. */
+  otherSessionsEnded: number;
+  /** With `everywhere`: true when the browser is being sent to the provider to end its login there. */
+  providerLogout: boolean;
+}
+
+/** One of the signed-in person's live sessions in this app (`auth.listSessions()`). */
+export interface OwnSession {
+  /** The session's public id (never the cookie), for `auth.revokeSession(id)`. */
+  id: string;
+  /** True for this browser's session. */
+  current: boolean;
+  clientId: string;
+  /** ISO 8601 times; `lastSeenAt` is written at most once a minute. */
+  createdAt: string;
+  lastSeenAt: string;
+  /** A coarse description of the browser that signed in: "Chrome on Linux". */
+  device: string;
+}
+
 /** `auth.deleteAccount()`'s answer (`deletedNow` false on a repeat). */
 export interface DeletionReport {
   userId: string;

@@ -16,7 +16,9 @@
  * Once committed, every credential of the user is refused on every process (DeletedUsers.isDeleted, asked
  * at every resolution, a cached bearer token's included), and so is a new sign-in of the same subject.
  * After the commit, never holding up the answer and never failing it: the sessions' refresh tokens are
- * revoked at the provider, and the Kratos identity is deleted when KRATOS_ADMIN_URL is set. Session
+ * revoked at the provider, the user's cached bearer checks are dropped on every process (each process
+ * then asks the provider about such a token again, and still answers 403 for it: principal.ts), and the
+ * Kratos identity is deleted when KRATOS_ADMIN_URL is set. Session
  * rows keep the user id until the retention purge (7 days), so a browser still holding the cookie is
  * told why its session ended.
  */
@@ -30,6 +32,7 @@ import type { Storage, Tx } from "../db/sql.ts";
 import { Refusal } from "../domain/refusal.ts";
 import { appendEvent, countEventsAbout, renameEventUser } from "../events/log.ts";
 import type { KratosAdmin } from "../idp/kratos-admin.ts";
+import type { SubjectLogouts } from "../idp/subject-logouts.ts";
 import type { Logger } from "../lib/log.ts";
 import { countLinkRowsOf } from "../resources/link-rows.ts";
 import type { MembershipService } from "../resources/service.ts";
@@ -51,6 +54,7 @@ export interface AccountDeletionParts {
   sessionStore: SessionStore;
   sessions: SessionService;
   kratos: KratosAdmin;
+  logouts: Pick<SubjectLogouts, "announce">;
   log: Logger;
 }
 
@@ -220,11 +224,15 @@ export class AccountDeletion {
     renameEventUser(tx, userId, pseudonym);
   }
 
-  /** Best effort, after the commit: revoke the sessions' refresh tokens, delete the Kratos identity. */
+  /**
+   * Best effort, after the commit: revoke the sessions' refresh tokens, then drop the user's cached
+   * bearer checks on every process, then delete the Kratos identity.
+   */
   private async followUp(userId: string, ended: SessionRow[]): Promise<void> {
-    const { sessions, kratos, log } = this.parts;
+    const { sessions, kratos, logouts, log } = this.parts;
     try {
       await Promise.all(ended.map((row) => sessions.revokeAtProvider(row)));
+      await logouts.announce([userId]);
       const identity = await kratos.deleteIdentity(userId);
       if (identity.outcome === "failed")
         log("warn", "the Kratos identity of a deleted account was not deleted", { cause: identity.cause });

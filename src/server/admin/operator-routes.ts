@@ -93,7 +93,8 @@ export function operatorRoutes(gateway: Gateway) {
 
 /**
  * Ends every live session of a user, each as the single revoke does (the session ends at once, its
- * refresh token is revoked at the provider, best effort). Returns how many were live.
+ * refresh token is revoked at the provider, best effort); then the user's cached bearer checks are
+ * dropped on every process (subject-logouts.ts). Returns how many were live.
  */
 async function revokeAllSessions(gateway: Gateway, userId: string): Promise<number> {
   const ids: string[] = [];
@@ -105,5 +106,6 @@ async function revokeAllSessions(gateway: Gateway, userId: string): Promise<numb
   } while (after);
   let revoked = 0;
   for (const id of ids) if (await gateway.sessions.revoke(id, OPERATOR_ACTOR)) revoked += 1;
+  if (revoked > 0) await gateway.logouts.announce([userId]);
   return revoked;
 }

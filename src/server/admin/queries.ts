@@ -3,7 +3,8 @@
  * browse. Each list is read by the store that owns its rows (sessions, memberships, events) and shaped
  * here: times in ISO 8601, the next page's cursor.
  */
-import { listLiveSessions, SESSION_USER_IDS } from "../auth/session-reads.ts";
+import { endReasonOf } from "../auth/session-end.ts";
+import { endedSessionsOf, listLiveSessions, SESSION_USER_IDS } from "../auth/session-reads.ts";
 import { CREDIT_USER_IDS } from "../credits/ledger.ts";
 import type { Storage } from "../db/sql.ts";
 import { EVENTS_CHANNEL, type EventRow } from "../events/log.ts";
@@ -94,6 +95,17 @@ export class AdminQueries {
       })),
       nextCursor,
     };
+  }
+
+  /** A user's latest ended sessions, newest first, each with why it ended (the SDK's reason words). */
+  async endedSessions(userId: string, limit: number) {
+    const rows = await endedSessionsOf(this.storage, userId, limit);
+    return rows.map((row) => ({
+      id: row.id,
+      clientId: row.clientId,
+      endedAt: iso(Number(row.endedAt)),
+      reason: endReasonOf({ endedAt: row.ended, endReason: row.endReason, expiresAt: row.expiresAt }),
+    }));
   }
 
   async pending(filter: { state?: "invited" | "requested"; query?: string }, limit: number, after?: After) {

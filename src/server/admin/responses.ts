@@ -5,6 +5,7 @@
  */
 import { Type as T, type TSchema } from "@sinclair/typebox";
 import { DeletionReport, UserExport } from "../accounts/responses.ts";
+import { SESSION_END_REASONS } from "../auth/session-end.ts";
 import { named } from "../http/openapi-components.ts";
 import {
   DateTime,
@@ -13,6 +14,7 @@ import {
   media,
   Nullable,
   Ok,
+  OneOf,
   type OperationDoc,
   operation,
   Shape,
@@ -57,6 +59,15 @@ const User = named(
     welcomed: T.Boolean(),
     balanceUsd: T.Number(),
     sessions: T.Array(Session),
+    endedSessions: T.Array(
+      Shape({
+        id: T.String(),
+        clientId: T.String(),
+        endedAt: DateTime,
+        reason: OneOf(SESSION_END_REASONS, { description: "Why it ended, in the SDK's words." }),
+      }),
+      { description: "The user's latest 20 ended sessions, newest first." },
+    ),
     memberships: T.Array(
       Shape({
         resourceId: T.String(),

@@ -79,6 +79,7 @@ export function adminRoutes(gateway: Gateway) {
           welcomed: await hasWelcomeCredit(gateway.storage, params.id),
           balanceUsd: (await balanceMicros(gateway.storage, params.id)) / 1_000_000,
           sessions: (await queries.sessions({ userId: params.id }, 200)).sessions,
+          endedSessions: await queries.endedSessions(params.id, 20),
           memberships: (await queries.user(params.id)).memberships,
           ifDeleted: await deletionPreview(gateway.storage, params.id),
         }),

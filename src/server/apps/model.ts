@@ -16,6 +16,13 @@ export const ClientModel = T.Object(
     clientSecret: T.Optional(T.String({ minLength: 1, maxLength: 512 })),
     /** Extra browser origins allowed by CORS besides the redirect URIs' origins. */
     origins: T.Optional(T.Array(T.String({ minLength: 1, maxLength: 2048 }), { maxItems: 50 })),
+    /**
+     * Where the provider may send the browser back after a sign-out everywhere (registered at the
+     * provider too, as the client's `post_logout_redirect_uris`); the first is used.
+     */
+    postLogoutRedirectUris: T.Optional(
+      T.Array(T.String({ minLength: 1, maxLength: 2048 }), { minItems: 1, maxItems: 50 }),
+    ),
   },
   { additionalProperties: false },
 );

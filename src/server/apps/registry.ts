@@ -51,6 +51,7 @@ export function parseAppsFile(json: unknown, source = "apps file"): AppsFile {
         throw new AppsFileError(`${source}: client "${client.clientId}" appears twice`);
       seen.add(client.clientId);
       for (const uri of client.redirectUris) checkRedirectUri(source, uri);
+      for (const uri of client.postLogoutRedirectUris ?? []) checkRedirectUri(source, uri);
       for (const origin of client.origins ?? []) checkOrigin(source, origin);
     }
     checkBuiltInTypes(source, app);
@@ -228,6 +229,12 @@ export class AppRegistry {
   appFor(clientId: string | undefined): AppDef {
     const found = clientId ? this.lookupClient(clientId) : undefined;
     return found?.app ?? this.apps.values().next().value!;
+  }
+
+  /** The client ids of a client's app: its registered ones, and the client itself (the open app lists none). */
+  clientIdsOfApp(clientId: string): string[] {
+    const ids = this.appFor(clientId).clients.map((client) => client.clientId);
+    return ids.includes(clientId) ? ids : [...ids, clientId];
   }
 
   /** Is this origin registered for some app? (Enough for a preflight, which carries no credential.) */

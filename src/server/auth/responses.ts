@@ -8,7 +8,6 @@ import {
   json,
   media,
   NO_CREDENTIAL,
-  Ok,
   OneOf,
   operation,
   redirect,
@@ -61,6 +60,25 @@ const SessionReport = named(
       OneOf(SESSION_END_REASONS, {
         description: "Given when not signed in: why (the session this browser had, or `no_session`).",
       }),
+    ),
+  }),
+);
+
+/** `POST /auth/logout`'s answer: the three optional fields only with `everywhere: true`. */
+const SignedOut = named(
+  "SignedOut",
+  Shape({
+    ok: T.Literal(true),
+    ended: T.Optional(
+      T.Integer({ minimum: 0, description: "How many other sessions of the person in this app ended." }),
+    ),
+    provider_logout: T.Optional(
+      T.Boolean({
+        description: "True when `redirect_to` sends the browser to the provider's end_session_endpoint.",
+      }),
+    ),
+    redirect_to: T.Optional(
+      T.String({ description: "The provider's end_session_endpoint, with its parameters." }),
     ),
   }),
 );
@@ -134,8 +152,45 @@ export const authDocs = {
     summary: "Sign out: revoke the refresh token, end the session, clear the cookies",
     tags: ["auth"],
     security: [SESSION_COOKIE, NO_CREDENTIAL],
-    responses: { 200: json(Ok, "Signed out (also when there was no session).", SETS_COOKIE) },
+    description:
+      "With `everywhere: true`, the person's other sessions in this app end too, and where the provider has an `end_session_endpoint` the answer's `redirect_to` is where the browser goes to end its login there (with `id_token_hint`, `client_id`, and the client's first post-logout redirect URI with `state`).",
+    responses: { 200: json(SignedOut, "Signed out (also when there was no session).", SETS_COOKIE) },
     errors: [403, 503],
+  }),
+  backchannelLogout: operation({
+    operationId: "receiveBackchannelLogout",
+    summary:
+      "OpenID Back-Channel Logout: the identity provider ends the sessions of a login session or a user",
+    description:
+      "Called by the identity provider, server to server (no cookie, no CSRF header): a form-encoded `logout_token`. The sessions it names end and their refresh tokens are revoked before the answer. Errors follow the specification (400 with `error: invalid_request` and an `error_description`), and carry the gateway's `code` too.",
+    tags: ["auth"],
+    security: [NO_CREDENTIAL],
+    requestBody: {
+      required: true,
+      content: {
+        "application/x-www-form-urlencoded": {
+          schema: {
+            type: "object",
+            required: ["logout_token"],
+            properties: { logout_token: { type: "string", description: "The signed logout token (a JWT)." } },
+          },
+        },
+      },
+    },
+    responses: {
+      200: {
+        description: "Accepted: the sessions it names have ended (also when it names none). Empty body.",
+      },
+      400: json(
+        Shape({
+          error: T.Literal("invalid_request"),
+          error_description: T.String(),
+          code: T.Literal("invalid_request"),
+        }),
+        "The logout token (or the request carrying it) is refused; nothing changed.",
+      ),
+    },
+    errors: [502, 503],
   }),
   kratosFlow: operation({
     operationId: "getKratosFlow",

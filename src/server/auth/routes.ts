@@ -17,9 +17,12 @@ import { FLOW_TYPES, type FlowType } from "../idp/kratos.ts";
 import { checkedAuthorizeQuery } from "./authorize.ts";
 import { ensureSignInEffects } from "./consent.ts";
 import { clearSessionCookies, writeSessionCookie } from "./cookies.ts";
+import { describeDevice } from "./device.ts";
 import { authDocs as docs } from "./responses.ts";
+import { endedRefusal } from "./session-end.ts";
 import { SessionService, signedInView } from "./sessions.ts";
 import { signInSubject } from "./sign-in-subject.ts";
+import { signOutEverywhere } from "./sign-out-everywhere.ts";
 
 const Str = (max: number) => t.String({ minLength: 1, maxLength: max });
 
@@ -31,6 +34,21 @@ export function authRoutes(gateway: Gateway) {
     tokens: gateway.tokens,
     verifier: new IdTokenVerifier(config.idpTimeoutMs ?? 5000),
     log: gateway.log,
+  };
+  const everywhereParts = {
+    apps,
+    sessions,
+    sealer: gateway.sealer,
+    discover: async () => {
+      if (!hydra.configured) return undefined;
+      // The person's sessions here have ended; a provider that does not answer only loses its part.
+      return hydra.discover().catch((error) => {
+        gateway.log("warn", "sign-out everywhere: the provider's metadata is unavailable", {
+          error: (error as Error).name,
+        });
+        return undefined;
+      });
+    },
   };
   const maxAgeOf = (expiresAt: number) => Math.max(0, Math.floor((expiresAt - Date.now()) / 1000));
   const requireIssuer = () => {
@@ -122,7 +140,7 @@ export function authRoutes(gateway: Gateway) {
         if (!result.ok) {
           throw new Refusal("exchange_failed", { providerError: result.error });
         }
-        const userId = await signInSubject(signIn, result.tokens, client, body.nonce);
+        const { userId, providerSid } = await signInSubject(signIn, result.tokens, client, body.nonce);
         // A deleted account: the provider still knows the subject, so its new grant is revoked, best
         // effort, after the answer. Asked first, and again by the session's own transaction (a deletion
         // committed in between).
@@ -134,9 +152,17 @@ export function authRoutes(gateway: Gateway) {
         };
         if (await gateway.deleted.isDeleted(userId)) throw refuseDeleted();
         if (previous) await sessions.end(previous.row.id, "replaced", previous.row.userId);
-        const { row, sealed } = await sessions.start(result.tokens, userId, body.client_id).catch((error) => {
-          throw error instanceof Refusal && error.code === "account_deleted" ? refuseDeleted() : error;
-        });
+        const { row, sealed } = await sessions
+          .start(
+            result.tokens,
+            userId,
+            body.client_id,
+            providerSid,
+            describeDevice(request.headers.get("user-agent")),
+          )
+          .catch((error) => {
+            throw error instanceof Refusal && error.code === "account_deleted" ? refuseDeleted() : error;
+          });
         writeSessionCookie(
           cookie,
           config,
@@ -183,10 +209,7 @@ export function authRoutes(gateway: Gateway) {
         }
         if (outcome.kind !== "ok") {
           clearSessionCookies(cookie, config, cookieName, header);
-          const reason = await sessions.endReason(header);
-          throw reason === "deleted"
-            ? new Refusal("account_deleted", { body: { reason } })
-            : new Refusal("unauthenticated", { about: reason, body: { reason } });
+          throw endedRefusal(await sessions.endReason(header));
         }
         if (outcome.sealed)
           writeSessionCookie(
@@ -208,7 +231,7 @@ export function authRoutes(gateway: Gateway) {
 
     .post(
       "/auth/logout",
-      async ({ cookie, request }) => {
+      async ({ body, cookie, request }) => {
         const header = request.headers.get("cookie");
         const found = await sessionOf(request);
         try {
@@ -222,9 +245,19 @@ export function authRoutes(gateway: Gateway) {
           gateway.log("warn", "logout cleanup failed", { error: (error as Error).name });
         }
         clearSessionCookies(cookie, config, cookieName, header);
-        return { ok: true };
+        if (!found || !body?.everywhere) return { ok: true };
+        return { ok: true, ...(await signOutEverywhere(everywhereParts, found.row, body.state)) };
       },
-      { detail: docs.logout },
+      {
+        body: t.Optional(
+          t.Object({
+            client_id: t.Optional(Str(128)),
+            everywhere: t.Optional(t.Boolean()),
+            state: t.Optional(t.String({ minLength: 1, maxLength: 256, pattern: "^[A-Za-z0-9._~-]+$" })),
+          }),
+        ),
+        detail: docs.logout,
+      },
     )
 
     .get(

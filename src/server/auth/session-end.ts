@@ -5,12 +5,13 @@
  * on. The list is the one the SDK's `SessionEndReason` is generated from; the sentence a refused refresh
  * says for each reason is the refusal table's (`unauthenticated`, domain/refusals.ts).
  */
+import { Refusal } from "../domain/refusal.ts";
 import type { SessionRow } from "./session-store.ts";
 
 export const SESSION_END_REASONS = [
   /** Signed out (this browser, another tab of it, or the app's sign-out). */
   "signed_out",
-  /** Revoked: by an operator, or by the user from another device. */
+  /** Revoked by an operator. */
   "revoked",
   /** The session's lifetime ran out, or the provider no longer honours its grant. */
   "expired",
@@ -20,6 +21,10 @@ export const SESSION_END_REASONS = [
   "replaced",
   /** The account was deleted (by the user, or by an operator). */
   "deleted",
+  /** The person ended this session from another of their devices ("sign out my other devices"). */
+  "signed_out_elsewhere",
+  /** The person signed out at the identity provider, which told the gateway (back-channel logout). */
+  "provider_logout",
   /** The browser holds no session cookie the gateway can read. */
   "no_session",
 ] as const;
@@ -33,6 +38,8 @@ const BY_STORED_REASON: Record<string, SessionEndReason> = {
   refresh_invalid: "expired",
   replaced: "replaced",
   deleted: "deleted",
+  provider_logout: "provider_logout",
+  signed_out_elsewhere: "signed_out_elsewhere",
 };
 
 /** The reason for a session row that is not live (any stored reason we do not name reads as revoked). */
@@ -42,4 +49,11 @@ export function endReasonOf(
   if (!row) return "no_session";
   if (row.endedAt === null) return "expired";
   return BY_STORED_REASON[row.endReason ?? ""] ?? "revoked";
+}
+
+/** The refusal for a request whose browser has no live session: 401 with why (403 for a deleted account). */
+export function endedRefusal(reason: SessionEndReason): Refusal {
+  return reason === "deleted"
+    ? new Refusal("account_deleted", { body: { reason } })
+    : new Refusal("unauthenticated", { about: reason, body: { reason } });
 }

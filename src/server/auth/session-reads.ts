@@ -46,6 +46,58 @@ export function listLiveSessions(
   );
 }
 
+export interface OwnSessionRow {
+  id: string;
+  clientId: string;
+  createdAt: number;
+  lastSeenAt: number;
+  device: string | null;
+}
+
+/** A user's live sessions among `clientIds` (one app's clients), newest first. */
+export function liveSessionsOf(
+  sql: Sql,
+  userId: string,
+  clientIds: readonly string[],
+  now = Date.now(),
+): Promise<OwnSessionRow[]> {
+  if (clientIds.length === 0) return Promise.resolve([]);
+  const clients = clientIds.map((_, i) => `$${i + 3}`).join(", ");
+  return sql.all<OwnSessionRow>(
+    `SELECT id, client_id AS "clientId", created_at AS "createdAt", last_seen_at AS "lastSeenAt", device
+     FROM sessions WHERE user_id = $1 AND ended_at IS NULL AND expires_at > $2 AND client_id IN (${clients})
+     ORDER BY created_at DESC, id DESC`,
+    [userId, now, ...clientIds],
+  );
+}
+
+export interface EndedSessionRow {
+  id: string;
+  clientId: string;
+  /** When it ended (its end, or its absolute expiry for one that ran out). */
+  endedAt: number;
+  endReason: string | null;
+  expiresAt: number;
+  /** Null for a session that ran out rather than being ended. */
+  ended: number | null;
+}
+
+/** A user's latest sessions that are over (ended, or past their lifetime), newest first, at most `take`. */
+export function endedSessionsOf(
+  sql: Sql,
+  userId: string,
+  take: number,
+  now = Date.now(),
+): Promise<EndedSessionRow[]> {
+  return sql.all<EndedSessionRow>(
+    `SELECT id, client_id AS "clientId", COALESCE(ended_at, expires_at) AS "endedAt", end_reason AS "endReason",
+       expires_at AS "expiresAt", ended_at AS "ended"
+     FROM sessions WHERE user_id = $1 AND (ended_at IS NOT NULL OR expires_at <= $2)
+     ORDER BY COALESCE(ended_at, expires_at) DESC, id DESC LIMIT $3`,
+    [userId, now, take],
+  );
+}
+
 export interface ExportedSessionRow {
   id: string;
   clientId: string;

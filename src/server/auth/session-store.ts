@@ -30,6 +30,12 @@ export interface CreateSessionOptions {
   refreshSealed: string | undefined;
   cookieKeyId: string;
   lifetimeMs: number;
+  /** The provider's login session id (the ID token's `sid`), when it sent one. */
+  providerSid?: string;
+  /** A coarse description of the browser that signed in (device.ts). */
+  device?: string;
+  /** The sign-in's ID token, sealed (the `id_token_hint` of a sign-out at the provider). */
+  idTokenSealed?: string;
 }
 
 const COLUMNS = `id, user_id AS "userId", client_id AS "clientId", created_at AS "createdAt",
@@ -37,7 +43,8 @@ const COLUMNS = `id, user_id AS "userId", client_id AS "clientId", created_at AS
   ended_at AS "endedAt", end_reason AS "endReason", refresh_hash AS "refreshHash",
   refresh_sealed AS "refreshSealed", previous_refresh_hash AS "previousRefreshHash",
   rotated_at AS "rotatedAt", cookie_key_id AS "cookieKeyId", current_cookie AS "currentCookie",
-  refresh_lease_until AS "refreshLeaseUntil", current_seen_at AS "currentSeenAt"`;
+  refresh_lease_until AS "refreshLeaseUntil", current_seen_at AS "currentSeenAt",
+  provider_sid AS "providerSid", device, id_token_sealed AS "idTokenSealed"`;
 const BY_ID = `SELECT ${COLUMNS} FROM sessions WHERE id = $1`;
 
 export function isLive(row: SessionRow, now = Date.now()): boolean {
@@ -115,12 +122,16 @@ export class SessionStore {
       currentCookie: null,
       refreshLeaseUntil: null,
       currentSeenAt: null,
+      providerSid: options.providerSid ?? null,
+      device: options.device ?? null,
+      idTokenSealed: options.idTokenSealed ?? null,
     };
     await this.storage.transaction(async (tx) => {
       if (await this.deleted?.guard(tx, [row.userId])) throw new Refusal("account_deleted");
       await tx.run(
         `INSERT INTO sessions (id, user_id, client_id, created_at, last_seen_at, access_expires_at, expires_at,
-           refresh_hash, refresh_sealed, cookie_key_id) VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8, $9)`,
+           refresh_hash, refresh_sealed, cookie_key_id, provider_sid, device, id_token_sealed)
+         VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
         [
           row.id,
           row.userId,
@@ -131,6 +142,9 @@ export class SessionStore {
           row.refreshHash,
           row.refreshSealed,
           row.cookieKeyId,
+          row.providerSid,
+          row.device,
+          row.idTokenSealed,
         ],
       );
       appendEvent(tx, {
@@ -312,6 +326,85 @@ export class SessionStore {
       for (const row of live) this.cache.delete(row.id);
     });
     return live;
+  }
+
+  /**
+   * Ends the live sessions of one client that a provider's logout names: those of its login session
+   * `providerSid` when given, else every one of `userId`. One `session.ended` event each, in one
+   * transaction; the rows leave the cache as it commits. Returns the rows as they were.
+   */
+  async endNamed(
+    match: { clientId: string; providerSid?: string; userId?: string },
+    reason: string,
+    now = Date.now(),
+  ): Promise<SessionRow[]> {
+    const by = match.providerSid !== undefined ? "provider_sid" : "user_id";
+    const value = match.providerSid ?? match.userId;
+    if (value === undefined) return [];
+    return this.endWhere(`${by} = $1 AND client_id = $2`, [value, match.clientId], reason, null, now);
+  }
+
+  /**
+   * Ends a user's own live sessions among `clientIds` (one app's clients): the one with id `only`, or
+   * every one but `except`. One `session.ended` event each, actor the user. Returns the rows as they were.
+   */
+  endOwn(
+    match: { userId: string; clientIds: readonly string[]; only?: string; except?: string },
+    reason: string,
+    now = Date.now(),
+  ): Promise<SessionRow[]> {
+    if (match.clientIds.length === 0) return Promise.resolve([]);
+    const params: Param[] = [match.userId, ...match.clientIds];
+    const clients = match.clientIds.map((_, i) => `$${i + 2}`).join(", ");
+    let where = `user_id = $1 AND client_id IN (${clients})`;
+    if (match.only !== undefined) where += ` AND id = $${params.push(match.only)}`;
+    if (match.except !== undefined) where += ` AND id <> $${params.push(match.except)}`;
+    return this.endWhere(where, params, reason, match.userId, now);
+  }
+
+  /**
+   * Ends the live sessions `where` selects, in one transaction; the rows leave the cache as it commits.
+   * Each row's update re-checks that it is still live, so two concurrent calls end (and record) each
+   * session once: the second waits for the first's row lock and then finds it ended.
+   */
+  private async endWhere(
+    where: string,
+    params: Param[],
+    reason: string,
+    actor: string | null,
+    now: number,
+  ): Promise<SessionRow[]> {
+    const nowAt = params.length + 1;
+    try {
+      return await this.storage.transaction(async (tx) => {
+        const live = await tx.all<SessionRow>(
+          `SELECT ${COLUMNS} FROM sessions WHERE ${where} AND ended_at IS NULL AND expires_at > $${nowAt}
+           ORDER BY created_at, id`,
+          [...params, now],
+        );
+        const ended: SessionRow[] = [];
+        for (const row of live) {
+          const changed = await tx.run(
+            "UPDATE sessions SET ended_at = $2, end_reason = $3 WHERE id = $1 AND ended_at IS NULL",
+            [row.id, now, reason],
+          );
+          if (changed === 0) continue;
+          ended.push(row);
+          appendEvent(tx, {
+            type: "session.ended",
+            userId: row.userId,
+            actor,
+            data: { sessionId: row.id, clientId: row.clientId, reason },
+          });
+        }
+        tx.afterCommit(() => {
+          for (const row of ended) this.cache.delete(row.id);
+        });
+        return ended;
+      });
+    } finally {
+      this.changes++;
+    }
   }
 
   /** Notes activity; the write happens later, batched, at most once a minute per session. */

@@ -190,6 +190,8 @@ export class SessionService {
     tokens: TokenSet,
     userId: string,
     clientId: string,
+    providerSid?: string,
+    device?: string,
   ): Promise<{ row: SessionRow; sealed: string }> {
     const accessExpiresAt = accessExpiry(tokens.expiresIn);
     const row = await this.options.store.create({
@@ -202,6 +204,9 @@ export class SessionService {
         : undefined,
       cookieKeyId: this.options.sealer.currentKeyId,
       lifetimeMs: this.options.lifetimeMs,
+      providerSid,
+      device,
+      idTokenSealed: tokens.idToken ? await this.options.sealer.sealText(tokens.idToken) : undefined,
     });
     const cookie: SessionCookie = {
       sid: row.id,
@@ -242,6 +247,37 @@ export class SessionService {
     const row = await this.options.store.end(sessionId, "revoked", actor);
     if (row) await this.revokeAtProvider(row);
     return row;
+  }
+
+  /**
+   * A provider's back-channel logout: the sessions it names end at once (cookies refused from the next
+   * request, on every process), then their refresh tokens are revoked at the provider. Returns the rows
+   * as they were.
+   */
+  async endProviderLogout(match: {
+    clientId: string;
+    providerSid?: string;
+    userId?: string;
+  }): Promise<SessionRow[]> {
+    const ended = await this.options.store.endNamed(match, "provider_logout");
+    await Promise.all(ended.map((row) => this.revokeAtProvider(row)));
+    return ended;
+  }
+
+  /**
+   * The person ends their own sessions in one app (`only` one of them, or all `except` the current):
+   * they end at once (reason `signed_out_elsewhere`), then their refresh tokens are revoked at the
+   * provider. Returns how many ended (0: no such live session of this person in this app).
+   */
+  async endOwn(match: {
+    userId: string;
+    clientIds: readonly string[];
+    only?: string;
+    except?: string;
+  }): Promise<number> {
+    const ended = await this.options.store.endOwn(match, "signed_out_elsewhere");
+    await Promise.all(ended.map((row) => this.revokeAtProvider(row)));
+    return ended.length;
   }
 
   /** Theft: the session ends (one `session.reuse_detected` event) and its grant is revoked at the provider. */

@@ -13,6 +13,8 @@
  *   id is then the access token's subject: the id a bearer call with the same grant resolves to, so one
  *   person is one user id (one membership list, one deletion) whichever credential they present.
  * - Its `sub` must be a subject the gateway accepts (subject.ts), else 403 `invalid_subject`.
+ * - The ID token's `sid` (the provider's login session), when it is a string, is kept on the session:
+ *   a back-channel logout by `sid` finds the sessions of that login session.
  * - Without an ID token (or without `sub` in it), the access token's subject, through the bearer cache
  *   (which refuses the same subjects: the token is then not valid).
  */
@@ -38,12 +40,18 @@ export interface SignInClient {
   clientSecret: string | undefined;
 }
 
+/** Who signed in, and the provider's login session when its ID token names one. */
+export interface SignedInSubject {
+  userId: string;
+  providerSid?: string;
+}
+
 export async function signInSubject(
   parts: SignInSubjectParts,
   tokens: TokenSet,
   client: SignInClient,
   nonce: string | undefined,
-): Promise<string> {
+): Promise<SignedInSubject> {
   const { hydra, log } = parts;
   const discovery = await idp(() => hydra.discover());
   if (tokens.idToken) {
@@ -62,9 +70,10 @@ export async function signInSubject(
     const refusal = idTokenRefusal(payload, client.clientId, nonce);
     if (refusal) throw refusal;
     const sub = payload.sub;
+    const providerSid = typeof payload.sid === "string" && payload.sid ? payload.sid : undefined;
     if (typeof sub === "string" && sub) {
       checkSubject(sub);
-      if (!hydra.introspects && !discovery.userinfo_endpoint) return sub;
+      if (!hydra.introspects && !discovery.userinfo_endpoint) return { userId: sub, providerSid };
       const proven = await idp(() => accessTokenSubject(hydra, tokens.accessToken));
       if (!proven) throw notAccepted();
       if (sub !== proven.userId && sub !== proven.pairwiseSubject) {
@@ -73,14 +82,14 @@ export async function signInSubject(
       }
       // The user is who the access token proves: a bearer call with the same grant names that id.
       checkSubject(proven.userId);
-      return proven.userId;
+      return { userId: proven.userId, providerSid };
     }
   } else if (nonce !== undefined) {
     throw new Refusal("invalid_nonce", { about: "no_id_token" });
   }
   const principal = await idp(() => parts.tokens.validate(tokens.accessToken));
   if (!principal) throw notAccepted();
-  return principal.userId;
+  return { userId: principal.userId };
 }
 
 const notAccepted = () => new Refusal("idp_unavailable", { about: "own_token_refused" });

@@ -10,6 +10,9 @@ import m6 from "../../../drizzle-pg/0006_gateway_processes.sql" with { type: "te
 import m7 from "../../../drizzle-pg/0007_budget_shares.sql" with { type: "text" };
 import m8 from "../../../drizzle-pg/0008_export_indexes.sql" with { type: "text" };
 import m9 from "../../../drizzle-pg/0009_retained_rows_by_user.sql" with { type: "text" };
+import m10 from "../../../drizzle-pg/0010_flowery_morlun.sql" with { type: "text" };
+import m11 from "../../../drizzle-pg/0011_lyrical_charles_xavier.sql" with { type: "text" };
+import m12 from "../../../drizzle-pg/0012_eager_ezekiel_stane.sql" with { type: "text" };
 
-export const migrationSql: string[] = [m0, m1, m2, m3, m4, m5, m6, m7, m8, m9];
+export const migrationSql: string[] = [m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12];
 export const migrationJournal = journal;

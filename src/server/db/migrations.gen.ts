@@ -17,6 +17,9 @@ import m13 from "../../../drizzle/0013_gateway_processes.sql" with { type: "text
 import m14 from "../../../drizzle/0014_budget_shares.sql" with { type: "text" };
 import m15 from "../../../drizzle/0015_export_indexes.sql" with { type: "text" };
 import m16 from "../../../drizzle/0016_retained_rows_by_user.sql" with { type: "text" };
+import m17 from "../../../drizzle/0017_foamy_ultron.sql" with { type: "text" };
+import m18 from "../../../drizzle/0018_neat_wallop.sql" with { type: "text" };
+import m19 from "../../../drizzle/0019_crazy_masque.sql" with { type: "text" };
 
-export const migrationSql: string[] = [m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13, m14, m15, m16];
+export const migrationSql: string[] = [m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13, m14, m15, m16, m17, m18, m19];
 export const migrationJournal = journal;

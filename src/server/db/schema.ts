@@ -43,8 +43,18 @@ export const sessions = sqliteTable(
     /** When a request first presented the current refresh token after its rotation (null: never yet);
      * until then, and for at most 10 minutes, the previous token is answered with the current cookie. */
     currentSeenAt: integer("current_seen_at"),
+    /** The provider's login session (the ID token's `sid`): what a back-channel logout by `sid` names. */
+    providerSid: text("provider_sid"),
+    /** A coarse description of the browser that signed in ("Chrome on Linux"), never the full user agent. */
+    device: text("device"),
+    /** The ID token of the sign-in, sealed with the cookie key: the `id_token_hint` of a sign-out at the provider. */
+    idTokenSealed: text("id_token_sealed"),
   },
-  (t) => [index("sessions_user").on(t.userId), index("sessions_live").on(t.endedAt, t.createdAt)],
+  (t) => [
+    index("sessions_user").on(t.userId),
+    index("sessions_live").on(t.endedAt, t.createdAt),
+    index("sessions_provider_sid").on(t.providerSid),
+  ],
 );
 
 /** The credits ledger: one row per movement. The welcome grant is unique per user (partial index). */
@@ -282,4 +292,26 @@ export const gatewayProcesses = sqliteTable("gateway_processes", {
   keyId: text("key_id").notNull(),
   startedAt: integer("started_at").notNull(),
   seenAt: integer("seen_at").notNull(),
+});
+
+/**
+ * The `jti` of every back-channel logout token accepted, kept until the token could no longer be
+ * accepted anyway (its `exp`, or its `iat` past the accepted age): a replayed token is refused on every
+ * replica. Rows past `expires_at` are deleted by the next accepted token.
+ */
+export const logoutTokens = sqliteTable("logout_tokens", {
+  jti: text("jti").primaryKey(),
+  expiresAt: integer("expires_at").notNull(),
+});
+
+/**
+ * A subject's logouts (a back-channel logout that ended sessions, an operator's revoke-all, an account
+ * deletion), each written once the provider has answered the revocation: every process drops that
+ * subject's cached bearer checks when it reads a new row. Rows older than twice the bearer cache's
+ * lifetime drop nothing and are deleted by the next write.
+ */
+export const subjectLogouts = sqliteTable("subject_logouts", {
+  id: text("id").primaryKey(),
+  userId: text("user_id").notNull(),
+  at: integer("at").notNull(),
 });

@@ -17,6 +17,8 @@ const SESSION_ENDED = {
   expired: "Your session expired: sign in again.",
   reused: "Your session was ended because its credentials were used from somewhere else: sign in again.",
   replaced: "A newer sign-in in this browser replaced this session.",
+  provider_logout: "You signed out at the identity provider: sign in again.",
+  signed_out_elsewhere: "You signed this device out from another one: sign in again.",
   no_session: "No valid session: sign in again.",
 } as const;
 

@@ -36,6 +36,11 @@ import { synchronous } from "./synchronous.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 /**
+ * Routes whose body is not this API's JSON and which read it themselves, within their own bounds: the
+ * provider's back-channel logout posts a form (backchannel-routes.ts).
+ */
+export const ROUTES_READING_OWN_BODY: ReadonlySet<string> = new Set(["/auth/backchannel-logout"]);
+/**
  * The request line and headers, counted as sent (name, ": ", value, CRLF). Bun refuses a header block
  * over its own limit itself, before any handler or error hook runs, with a bare 431 and no body: the
  * listeners raise Bun's to RUNTIME_HEADER_BYTES (serve.ts), so a larger block reaches this check and
@@ -136,8 +141,9 @@ export function plumbing(options: PlumbingOptions) {
         (set as Admitted)[GRANT] = grant;
       })
       // A request without a body (a bodiless join or leave) is answered at once: nothing to read or wait for.
-      .onParse({ as: "global" }, function parse({ request, contentType }) {
-        return request.body === null ? {} : jsonBody(request, contentType, bodyTimeoutMs);
+      .onParse({ as: "global" }, function parse({ request, contentType, route }) {
+        if (request.body === null || ROUTES_READING_OWN_BODY.has(route)) return {};
+        return jsonBody(request, contentType, bodyTimeoutMs);
       })
       // Synchronous (Elysia would read `return f(` in its source as asynchronous); the route's label is
       // prepared for it because the error hook names it.

@@ -7,7 +7,8 @@
  * refusal); cache hits, and requests that join a call already in flight for the same token, are free.
  *
  * A deleted account is refused with 403 `account_deleted`, whichever credential it presents: a bearer
- * token is asked about on every call, cache hit or not (the provider may still accept it), and a cookie
+ * token is asked about on every call, cache hit or not (the provider may still accept it), and so is one
+ * the provider refuses once the deletion has dropped its cached check (token-cache.ts), and a cookie
  * whose session the deletion ended says so where it would otherwise be 401 (accounts/pseudonym.ts).
  */
 
@@ -74,9 +75,10 @@ function cookieCaller(
 function bearerCaller(
   gateway: Gateway,
   request: Request,
+  token: string,
   found: { userId: string; clientId: string | undefined } | null,
 ): Principal | Promise<Principal> {
-  if (!found) throw new Refusal("unauthenticated");
+  if (!found) return refuseBearer(gateway, token);
   noteCredential(request, "bearer", found.clientId);
   if (found.clientId !== undefined) requireClient(gateway.apps, found.clientId, "bearer");
   const appId = gateway.apps.appFor(found.clientId).id;
@@ -94,12 +96,12 @@ function bearerCaller(
 function bearerPrincipal(gateway: Gateway, token: string, request: Request): Principal | Promise<Principal> {
   if (!gateway.hydra.configured) throw new Refusal("unauthenticated");
   const cached = gateway.tokens.peek(token);
-  if (cached !== undefined) return bearerCaller(gateway, request, cached);
+  if (cached !== undefined) return bearerCaller(gateway, request, token, cached);
   const address = clientAddress(request, gateway.config.trustedProxies);
   return gateway.tokens
     .validate(token, (ask) => gateway.tokenChecks.check(address, ask, request.signal))
     .then(
-      (found) => bearerCaller(gateway, request, found),
+      (found) => bearerCaller(gateway, request, token, found),
       (error) => {
         if (error instanceof IdpUnavailable) throw idpRefusal(error);
         // The request ended (client gone, idle timeout) while its check waited: nobody reads this answer.
@@ -108,6 +110,20 @@ function bearerPrincipal(gateway: Gateway, token: string, request: Request): Pri
         throw error;
       },
     );
+}
+
+/**
+ * A token the provider does not accept: 403 `account_deleted` when the account's deletion dropped this
+ * token's cached check (the provider has revoked it since), else 401.
+ */
+function refuseBearer(gateway: Gateway, token: string): never | Promise<never> {
+  const former = gateway.tokens.formerSubject(token);
+  const deleted = former === undefined ? false : gateway.deleted.isDeleted(former);
+  if (deleted === false) throw new Refusal("unauthenticated");
+  if (deleted === true) throw new Refusal("account_deleted");
+  return deleted.then((gone) => {
+    throw new Refusal(gone ? "account_deleted" : "unauthenticated");
+  });
 }
 
 /** No live session behind the cookie: 403 `account_deleted` when the deletion ended it, else 401. */

@@ -21,6 +21,8 @@ export interface Discovery {
   userinfo_endpoint?: string;
   jwks_uri?: string;
   introspection_endpoint?: string;
+  /** OpenID RP-Initiated Logout: where a browser is sent to end its login session at the provider. */
+  end_session_endpoint?: string;
 }
 
 export interface EndpointSettings {

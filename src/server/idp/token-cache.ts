@@ -16,6 +16,12 @@
  * A token whose subject the gateway refuses (subject.ts: control or invisible characters, too long) is
  * answered like a token the provider refuses: not valid, cached the same way, no user id ever formed.
  *
+ * A subject's logout (subject-logouts.ts) drops every cached check of that subject on every process, so
+ * the next call with one of its tokens is checked with the provider again; a check asked before the
+ * drop and answered after it is used for its own request but not cached. Whose each dropped token was
+ * is kept until its check would have expired (`formerSubject`): a deleted account's token that the
+ * provider now refuses is still told apart from a token never seen.
+ *
  * The provider may still accept a deleted account's tokens (its revocation comes after, best effort):
  * the cache does not judge that; the principal's resolution asks on every call (principal.ts).
  */
@@ -45,6 +51,10 @@ interface Entry {
 export class TokenCache {
   private readonly cache = new Lru<string, Entry>(CAPACITY);
   private readonly inflight = new Map<string, Promise<TokenPrincipal | null>>();
+  /** When each subject's checks were last dropped (this process's clock), kept for TTL_MS. */
+  private readonly droppedAt = new Map<string, number>();
+  /** The subject of each token whose check a logout dropped, until that check would have expired. */
+  private readonly dropped = new Lru<string, string>(CAPACITY);
   hits = 0;
   misses = 0;
 
@@ -97,6 +107,7 @@ export class TokenCache {
       const { principal, expiresAt } = await this.lookup(token);
       // Forgotten meanwhile (logout): the answer is returned but not cached.
       if (this.inflight.get(key) !== call) return principal;
+      if (principal !== null && (this.droppedAt.get(principal.userId) ?? -1) >= askedAt) return principal;
       const until = Math.min(askedAt + TTL_MS, expiresAt ?? Number.POSITIVE_INFINITY);
       this.cache.set(key, { principal, checkedAt: askedAt }, until);
       return principal;
@@ -112,6 +123,21 @@ export class TokenCache {
     const key = sha256(token);
     this.cache.delete(key);
     this.inflight.delete(key);
+  }
+
+  /** Drops every cached check of `userId` (its logout), and keeps the checks in flight from being cached. */
+  forgetSubject(userId: string, now = Date.now()): void {
+    for (const [subject, at] of this.droppedAt) if (at < now - TTL_MS) this.droppedAt.delete(subject);
+    this.droppedAt.set(userId, now);
+    this.cache.deleteWhere(
+      (entry) => entry.principal?.userId === userId,
+      (key, _entry, expiresAt) => this.dropped.set(key, userId, expiresAt),
+    );
+  }
+
+  /** The subject a logout dropped this token's check for, while that check would still be cached. */
+  formerSubject(token: string): string | undefined {
+    return this.dropped.get(sha256(token));
   }
 
   private async lookup(token: string): Promise<{ principal: TokenPrincipal | null; expiresAt?: number }> {

@@ -64,6 +64,19 @@ export class Lru<K, V> {
     this.old.delete(key);
   }
 
+  /**
+   * Deletes every entry whose value matches, telling `deleted` each one with its expiry (a scan: for
+   * rare events, never per request).
+   */
+  deleteWhere(matches: (value: V) => boolean, deleted?: (key: K, value: V, expiresAt: number) => void): void {
+    for (const generation of [this.young, this.old])
+      for (const [key, entry] of generation)
+        if (matches(entry.value)) {
+          generation.delete(key);
+          deleted?.(key, entry.value, entry.expiresAt);
+        }
+  }
+
   clear(): void {
     this.young = new Map();
     this.old = new Map();

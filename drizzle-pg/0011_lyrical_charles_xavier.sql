@@ -1,0 +1,5 @@
+CREATE TABLE "subject_logouts" (
+	"id" text PRIMARY KEY NOT NULL,
+	"user_id" text NOT NULL,
+	"at" bigint NOT NULL
+);
