@@ -10,7 +10,7 @@ import type { AppRegistry } from "./apps/registry.ts";
 import { startHeartbeat } from "./auth/heartbeat.ts";
 import { allKeys, type Keyring } from "./auth/keyring.ts";
 import type { CookieSealer } from "./auth/seal.ts";
-import type { SessionStore } from "./auth/session-store.ts";
+import { liveByCookieKey, purgeEnded } from "./auth/session-upkeep.ts";
 import type { SessionService } from "./auth/sessions.ts";
 import type { Storage } from "./db/open.ts";
 import type { SubjectLogouts } from "./idp/subject-logouts.ts";
@@ -23,7 +23,6 @@ export interface BootParts {
   sealer: CookieSealer;
   apps: AppRegistry;
   resourceStore: ResourceStore;
-  sessionStore: SessionStore;
   sessions: SessionService;
   logouts: SubjectLogouts;
   log: Logger;
@@ -36,7 +35,7 @@ export interface Booted {
 const PURGE_EVERY_MS = 3600_000;
 
 export async function bootGateway(parts: BootParts): Promise<Booted> {
-  const { storage, ring, sealer, apps, resourceStore, sessionStore, sessions, logouts, log } = parts;
+  const { storage, ring, sealer, apps, resourceStore, sessions, logouts, log } = parts;
   const resealedConfigs = await resealDeployments(storage, sealer);
   if (resealedConfigs > 0)
     log("info", "re-sealed deployed client secrets with the current key", { deployments: resealedConfigs });
@@ -45,12 +44,12 @@ export async function bootGateway(parts: BootParts): Promise<Booted> {
   for (const app of apps.all) await deployApp(storage, resourceStore, apps, app, sealer);
   const resealed = await sessions.resealRefreshTokens();
   if (resealed > 0) log("info", "re-sealed refresh tokens with the current key", { sessions: resealed });
-  await warnMissingKeys(sessionStore, ring, log);
+  await warnMissingKeys(storage, ring, log);
   const heartbeat = await startHeartbeat(storage, ring.current.id, log);
   // Retention of ended sessions: at start-up and hourly (the timer never keeps the process alive).
-  await sessionStore.purgeEnded();
+  await purgeEnded(storage);
   const purge = setInterval(() => {
-    sessionStore.purgeEnded().catch((error) => log("warn", "session purge failed", { error: String(error) }));
+    purgeEnded(storage).catch((error) => log("warn", "session purge failed", { error: String(error) }));
   }, PURGE_EVERY_MS);
   purge.unref?.();
   await logouts.start();
@@ -67,9 +66,9 @@ export async function bootGateway(parts: BootParts): Promise<Booted> {
  * Live sessions whose cookie is sealed with a key this ring lacks (a pruned key, or another key file)
  * are signed out at their next request: said once at start-up, with the count, so it is not a mystery.
  */
-async function warnMissingKeys(store: SessionStore, ring: Keyring, log: Logger): Promise<void> {
+async function warnMissingKeys(storage: Storage, ring: Keyring, log: Logger): Promise<void> {
   const ids = new Set(allKeys(ring).map((key) => key.id));
-  const missing = (await store.liveByCookieKey()).filter((row) => row.keyId !== null && !ids.has(row.keyId));
+  const missing = (await liveByCookieKey(storage)).filter((row) => row.keyId !== null && !ids.has(row.keyId));
   const sessions = missing.reduce((sum, row) => sum + Number(row.sessions), 0);
   if (sessions > 0)
     log("warn", "live sessions are sealed with a key this gateway does not have: they are signed out", {

@@ -137,7 +137,6 @@ export async function createGateway({
     sealer,
     apps,
     resourceStore,
-    sessionStore: store,
     sessions,
     logouts,
     log,

@@ -25,7 +25,7 @@ import {
 } from "./auth/key-file.ts";
 import { decidePrune, type KeyFacts, type KeyNeed, keyNeeds } from "./auth/key-usage.ts";
 import { deriveKey, keyringFrom } from "./auth/keyring.ts";
-import { SessionStore } from "./auth/session-store.ts";
+import { liveByCookieKey } from "./auth/session-upkeep.ts";
 import type { Config } from "./config.ts";
 import { databaseTarget, openStorage } from "./db/open.ts";
 
@@ -105,7 +105,7 @@ export async function runKeys(
 async function gatherFacts(config: Config, ring: string[]): Promise<KeyFacts> {
   const storage = await openStorage(databaseTarget(config));
   try {
-    const live = await new SessionStore(storage).liveByCookieKey();
+    const live = await liveByCookieKey(storage);
     return {
       ring,
       sessions: new Map(live.map((row) => [row.keyId, Number(row.sessions)] as const)),

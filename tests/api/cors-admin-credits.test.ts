@@ -2,6 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { DeletedUsers, Pseudonyms } from "../../src/server/accounts/pseudonym.ts";
+import { purgeEnded } from "../../src/server/auth/session-upkeep.ts";
 import { balanceMicros, grantWelcomeCredit, hasWelcomeCredit } from "../../src/server/credits/ledger.ts";
 import { openStorage } from "../../src/server/db/open.ts";
 import { sql } from "../helpers/db.ts";
@@ -130,7 +131,6 @@ describe("welcome credit", () => {
 describe("session retention", () => {
   test("rows ended or expired more than 7 days ago are purged; live and recent ones stay", async () => {
     const gw = await inProcess();
-    const store = gw.gateway.store;
     const now = Date.now();
     const day = 24 * 3600 * 1000;
     const make = (id: string, endedAt: number | null, expiresAt: number) =>
@@ -144,11 +144,11 @@ describe("session retention", () => {
     await make("ended-recently", now - 2 * day, now + 28 * day);
     await make("ended-long-ago", now - 8 * day, now + 22 * day);
     await make("expired-long-ago", null, now - 8 * day);
-    expect(await store.purgeEnded(7 * day, now)).toBe(2);
+    expect(await purgeEnded(gw.gateway.storage, 7 * day, now)).toBe(2);
     const left = (await sql(gw.gateway.storage).all("SELECT id FROM sessions ORDER BY id")) as Array<{
       id: string;
     }>;
     expect(left.map((r) => r.id)).toEqual(["ended-recently", "live"]);
-    expect(await store.purgeEnded(7 * day, now)).toBe(0);
+    expect(await purgeEnded(gw.gateway.storage, 7 * day, now)).toBe(0);
   });
 });

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import type { AppsFile } from "../../src/server/apps/model.ts";
+import { countLive } from "../../src/server/auth/session-upkeep.ts";
 import { ConfigError, loadConfig } from "../../src/server/config.ts";
 import { type RunningGateway, startGateway } from "../../src/server/serve.ts";
 import { databaseEnv } from "../helpers/db.ts";
@@ -80,7 +81,7 @@ async function expectRefusedSignIn(gw: RunningGateway, res: Response, liveBefore
   expect(res.status).toBe(502);
   expect(await res.json()).toMatchObject({ code: "id_token_invalid" });
   expect(res.headers.getSetCookie()).toEqual([]);
-  expect(await gw.gateway.store.countLive()).toBe(liveBefore);
+  expect(await countLive(gw.gateway.storage)).toBe(liveBefore);
 }
 
 describe("discovery", () => {
@@ -218,7 +219,7 @@ describe("ID tokens", () => {
     const gw = await gateway();
     expect((await signIn(gw)).status).toBe(200);
     const fetched = fake.seen.get("/jwks")!.length;
-    const sessions = await gw.gateway.store.countLive();
+    const sessions = await countLive(gw.gateway.storage);
     await fake.rotateKey();
     fake.settings.hideSigningKey = true;
     await expectRefusedSignIn(gw, await signIn(gw), sessions);
@@ -257,7 +258,7 @@ describe("the ID token and the access token name one user", () => {
     expect(pairwise.status).toBe(200);
     // The access token's subject, which a bearer call with this grant resolves to: one id per person.
     expect(await pairwise.json()).toMatchObject({ user_id: "real-subject" });
-    expect(await gw.gateway.store.countLive()).toBe(1);
+    expect(await countLive(gw.gateway.storage)).toBe(1);
   });
 
   test("the same subject on both signs in, with one userinfo call", async () => {

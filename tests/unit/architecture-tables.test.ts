@@ -14,7 +14,12 @@ import { expect, test } from "bun:test";
 import { expectOnlyShrinks, readServerFile, serverFiles } from "../helpers/source-scan.ts";
 
 /** Table → the files of the store that owns it (the README's "Which module owns which table"). */
-const SESSIONS = ["auth/session-store.ts", "auth/session-touches.ts", "auth/session-reads.ts"];
+const SESSIONS = [
+  "auth/session-store.ts",
+  "auth/session-touches.ts",
+  "auth/session-reads.ts",
+  "auth/session-upkeep.ts",
+];
 /**
  * The membership aggregate (resources/): resources, their members, ownership offers and the rows linked
  * to them are one aggregate's tables, each file of its store free to join the others (one user's rows for

@@ -6,6 +6,7 @@
 import { Elysia, t } from "elysia";
 import { exportResponse } from "../accounts/export.ts";
 import { deletionPreview } from "../accounts/preview.ts";
+import { countLive } from "../auth/session-upkeep.ts";
 import { balanceMicros, hasWelcomeCredit } from "../credits/ledger.ts";
 import { Refusal } from "../domain/refusal.ts";
 import type { Gateway } from "../gateway.ts";
@@ -33,7 +34,7 @@ export function adminRoutes(gateway: Gateway) {
       .get(
         "/admin/v1/overview",
         async () => ({
-          sessions: { active: await gateway.store.countLive() },
+          sessions: { active: await countLive(gateway.storage) },
           ...(await queries.overview()),
           tokenCache: { hits: gateway.tokens.hits, misses: gateway.tokens.misses },
           uptimeSeconds: Math.floor((Date.now() - gateway.startedAt) / 1000),
@@ -163,7 +164,7 @@ export function adminRoutes(gateway: Gateway) {
                 help: "Bearer validations that asked the provider.",
                 value: gateway.tokens.misses,
               },
-              gateway_sessions_active: { help: "Live sessions.", value: await gateway.store.countLive() },
+              gateway_sessions_active: { help: "Live sessions.", value: await countLive(gateway.storage) },
               gateway_budget_unreserved_reads_total: {
                 help: "Reads allowed while the database could not take the budget's reservation: counted by this process alone, never in the shared window.",
                 value: gateway.budgets.unreservedReads,

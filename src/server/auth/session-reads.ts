@@ -3,7 +3,7 @@
  * search, keyset pages), a user's sessions for the export, and what the account deletion counts. Rows
  * as the database has them, never from the session cache (these answers are not on the hot path, and
  * a cached row could lag a `last_seen_at` written by another process). Part of the sessions store: only
- * session-store.ts, session-touches.ts and this file name the `sessions` table.
+ * session-store.ts, session-touches.ts, session-upkeep.ts and this file name the `sessions` table.
  */
 import { addSearch, queryFilters } from "../db/query-filters.ts";
 import type { Param, Sql } from "../db/sql.ts";

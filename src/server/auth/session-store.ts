@@ -439,17 +439,6 @@ export class SessionStore {
     );
   }
 
-  /**
-   * Retention: deletes session rows that ended or expired more than `keepMs` ago (default 7 days, so
-   * operators can still see recent sign-outs). Their events stay in the audit log. Returns how many.
-   */
-  purgeEnded(keepMs = 7 * 24 * 3600 * 1000, now = Date.now()): Promise<number> {
-    return this.storage.run(
-      "DELETE FROM sessions WHERE (ended_at IS NOT NULL AND ended_at < $1) OR expires_at < $1",
-      [now - keepMs],
-    );
-  }
-
   /** Live rows whose sealed refresh token names another key than `keyId` (or none): start-up re-seals them. */
   async liveSealedWithOtherKey(keyId: string): Promise<Array<{ id: string; refreshSealed: string }>> {
     const rows = await this.storage.all<{ id: string; refreshSealed: string }>(
@@ -472,22 +461,5 @@ export class SessionStore {
     });
     this.changes++;
     for (const { id } of updates) this.cache.delete(id);
-  }
-
-  /** Live sessions per id of the key their browser cookie is sealed with (null: sealed before key ids). */
-  liveByCookieKey(now = Date.now()): Promise<Array<{ keyId: string | null; sessions: number }>> {
-    return this.storage.all(
-      `SELECT cookie_key_id AS "keyId", count(*) AS sessions FROM sessions
-       WHERE ended_at IS NULL AND expires_at > $1 GROUP BY cookie_key_id`,
-      [now],
-    );
-  }
-
-  async countLive(): Promise<number> {
-    const row = await this.storage.get<{ n: number }>(
-      "SELECT count(*) AS n FROM sessions WHERE ended_at IS NULL AND expires_at > $1",
-      [Date.now()],
-    );
-    return row?.n ?? 0;
   }
 }
